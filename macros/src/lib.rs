@@ -1,0 +1,1 @@
+//! Attribute macros of causim. Placeholder until the DSL lands.

@@ -1,0 +1,195 @@
+//! A model's view of the simulation.
+//!
+//! Each model gets one [`Context`], passed to its `init` hook and to every
+//! input or replier that asks for it. It tells the time and the model's
+//! name, gives the model's own address, and schedules events on the model's
+//! own inputs. Scheduling another model's input from a context is a compile
+//! error: models act on each other only through their ports, which keeps
+//! the bench's wiring visible in one place.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::mailbox::Address;
+use crate::model::Model;
+use crate::ports::OwnInput;
+use crate::scheduler::queue::Origin;
+use crate::scheduler::{Event, EventKey, SchedulerCore, SchedulingError};
+use crate::time::SimTime;
+
+/// The simulation as seen by model `M`.
+pub struct Context<M: Model> {
+    /// This model's address.
+    address: Address<M>,
+    /// This model instance's name.
+    name: Arc<str>,
+    /// This model's origin in the event order (its add order, from 1).
+    origin: Origin,
+    /// Scheduling sequence of this model.
+    seq: u64,
+    /// The shared schedule and clock.
+    core: Arc<SchedulerCore>,
+}
+
+impl<M: Model> Context<M> {
+    pub(crate) fn new(
+        address: Address<M>,
+        name: Arc<str>,
+        origin: Origin,
+        core: Arc<SchedulerCore>,
+    ) -> Self {
+        Context {
+            address,
+            name,
+            origin,
+            seq: 0,
+            core,
+        }
+    }
+
+    /// The current simulation time.
+    pub fn time(&self) -> SimTime {
+        self.core.time()
+    }
+
+    /// This model instance's name, as given to `SimInit::add_model`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// This model's address (e.g. to hand to another model).
+    pub fn address(&self) -> &Address<M> {
+        &self.address
+    }
+
+    /// Schedules `payload` for this model's input `port` at `time`.
+    pub fn schedule_event<T, P>(
+        &mut self,
+        time: SimTime,
+        port: P,
+        payload: T,
+    ) -> Result<(), SchedulingError>
+    where
+        T: Send + 'static,
+        P: OwnInput<M, T>,
+    {
+        let event = Event::new(port.into_own_port(), payload, &self.address);
+        self.schedule_entry(time, event, None, None)
+    }
+
+    /// Schedules `payload` for this model's input `port`, `delay` from now.
+    pub fn schedule_in<T, P>(
+        &mut self,
+        delay: Duration,
+        port: P,
+        payload: T,
+    ) -> Result<(), SchedulingError>
+    where
+        T: Send + 'static,
+        P: OwnInput<M, T>,
+    {
+        let time = self.core.time_after(delay)?;
+        self.schedule_event(time, port, payload)
+    }
+
+    /// Like [`schedule_event`](Context::schedule_event), returning a key
+    /// that cancels the event.
+    pub fn schedule_keyed_event<T, P>(
+        &mut self,
+        time: SimTime,
+        port: P,
+        payload: T,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Send + 'static,
+        P: OwnInput<M, T>,
+    {
+        let key = EventKey::new();
+        let event = Event::new(port.into_own_port(), payload, &self.address);
+        self.schedule_entry(time, event, Some(key.clone()), None)?;
+        Ok(key)
+    }
+
+    /// Like [`schedule_in`](Context::schedule_in), returning a key that
+    /// cancels the event.
+    pub fn schedule_keyed_in<T, P>(
+        &mut self,
+        delay: Duration,
+        port: P,
+        payload: T,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Send + 'static,
+        P: OwnInput<M, T>,
+    {
+        let time = self.core.time_after(delay)?;
+        self.schedule_keyed_event(time, port, payload)
+    }
+
+    /// Schedules `payload` for this model's input `port` first at `time`,
+    /// then every `period`, until the returned key cancels it.
+    pub fn schedule_periodic_event<T, P>(
+        &mut self,
+        time: SimTime,
+        period: Duration,
+        port: P,
+        payload: T,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Clone + Send + 'static,
+        P: OwnInput<M, T>,
+    {
+        let key = EventKey::new();
+        let event = Event::periodic(port.into_own_port(), payload, &self.address);
+        self.schedule_entry(time, event, Some(key.clone()), Some(period))?;
+        Ok(key)
+    }
+
+    /// Like [`schedule_periodic_event`](Context::schedule_periodic_event),
+    /// with the first occurrence `delay` from now.
+    pub fn schedule_periodic_in<T, P>(
+        &mut self,
+        delay: Duration,
+        period: Duration,
+        port: P,
+        payload: T,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Clone + Send + 'static,
+        P: OwnInput<M, T>,
+    {
+        let time = self.core.time_after(delay)?;
+        self.schedule_periodic_event(time, period, port, payload)
+    }
+
+    /// Asks the simulation to stop once the current time step is complete;
+    /// the running simulation call returns
+    /// [`SimulationError::Halted`](crate::SimulationError::Halted).
+    pub fn halt(&self) {
+        self.core.request_halt();
+    }
+
+    fn schedule_entry(
+        &mut self,
+        time: SimTime,
+        event: Event,
+        key: Option<EventKey>,
+        period: Option<Duration>,
+    ) -> Result<(), SchedulingError> {
+        self.core
+            .schedule(time, self.origin, self.seq, event, key, period)?;
+        self.seq += 1;
+        Ok(())
+    }
+}
+
+impl<M: Model> fmt::Debug for Context<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("model", &M::metadata().type_name)
+            .field("name", &self.name)
+            .field("time", &self.time())
+            .finish()
+    }
+}

@@ -1,0 +1,64 @@
+//! What a model's task reports about itself while it is polled.
+//!
+//! Ports do not know which model is using them, and should not have to: an
+//! `Output` is a plain field. When a send must wait, or hits a mailbox that
+//! was never added to the bench, the port notes it in this thread-local
+//! report; the executor takes the report after each poll and files it under
+//! the task it just polled. This keeps the hot path free of bookkeeping (a
+//! report is only written when something waits or goes wrong) and gives
+//! deadlock and error messages the model names they need.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// Why a model task is not idle when it returns `Pending`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Waiting {
+    /// A reply from the named model (instance name or type name).
+    Reply(Arc<str>),
+    /// A free slot in the named model's full mailbox.
+    MailboxSpace(Arc<str>),
+}
+
+/// A message sent to a mailbox that was never added to the bench.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unbound {
+    /// The type of the model whose mailbox it was.
+    pub(crate) model_type: &'static str,
+    /// The port the message was for.
+    pub(crate) port: &'static str,
+}
+
+/// Everything noted during one poll.
+#[derive(Debug, Default)]
+pub(crate) struct PollReport {
+    /// Set when the task is about to wait on something other than its
+    /// mailbox.
+    pub(crate) waiting: Option<Waiting>,
+    /// Messages dropped because their mailbox was never added.
+    pub(crate) unbound: Option<Unbound>,
+}
+
+thread_local! {
+    /// The report of the poll in progress on this thread.
+    static REPORT: RefCell<PollReport> = RefCell::new(PollReport::default());
+}
+
+/// Notes that the current task waits on `waiting`.
+pub(crate) fn set_waiting(waiting: Waiting) {
+    REPORT.with(|r| r.borrow_mut().waiting = Some(waiting));
+}
+
+/// Notes a message dropped because its mailbox was never added.
+pub(crate) fn report_unbound_recipient(model_type: &'static str, port: &'static str) {
+    REPORT.with(|r| {
+        r.borrow_mut()
+            .unbound
+            .get_or_insert(Unbound { model_type, port });
+    });
+}
+
+/// Takes and clears the report of this thread.
+pub(crate) fn take() -> PollReport {
+    REPORT.with(|r| std::mem::take(&mut *r.borrow_mut()))
+}

@@ -1,0 +1,243 @@
+//! The single-threaded, deterministic executor.
+//!
+//! Tasks are polled in the order they were woken (FIFO). A task woken while
+//! it is already queued is not queued twice. Because the order of wake-ups
+//! is fixed by the order of sends, and the order of sends by the models'
+//! code, two runs of the same bench poll the same tasks in the same order.
+//!
+//! Wakers are `Send + Sync` as the `Waker` contract demands; the run queue
+//! is behind a mutex that is never contended in practice (the only thread
+//! that wakes tasks is the one polling them).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Instant;
+
+use super::current::{self, Unbound, Waiting};
+use super::{panic_message, TaskMeta};
+
+/// A boxed task future.
+pub(crate) type TaskFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// How many polls run between two looks at the wall clock.
+const POLLS_PER_DEADLINE_CHECK: u32 = 64;
+
+/// Why [`Executor::run`] stopped early.
+#[derive(Debug)]
+pub(crate) enum RunError {
+    /// A task panicked; it was removed.
+    Panic {
+        /// The task's identity.
+        meta: TaskMeta,
+        /// The panic message.
+        message: String,
+    },
+    /// The deadline passed; tasks may still be queued.
+    Timeout,
+}
+
+/// Task ids waiting to be polled, oldest first.
+struct RunQueue {
+    ids: Mutex<VecDeque<usize>>,
+}
+
+impl RunQueue {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<usize>> {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The waker of one task.
+struct TaskWaker {
+    /// Index of the task.
+    id: usize,
+    /// True while the task is in the run queue.
+    scheduled: AtomicBool,
+    /// The queue to put it in.
+    queue: Arc<RunQueue>,
+}
+
+impl Wake for TaskWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.scheduled.swap(true, Ordering::AcqRel) {
+            self.queue.lock().push_back(self.id);
+        }
+    }
+}
+
+/// A spawned task.
+struct Task {
+    /// The future.
+    future: TaskFuture,
+    /// Its waker state (for the `scheduled` flag).
+    handle: Arc<TaskWaker>,
+    /// The waker handed to `poll`, made once.
+    waker: Waker,
+    /// Who it is.
+    meta: TaskMeta,
+    /// What it waited on after its last poll, if not its mailbox.
+    waiting: Option<Waiting>,
+}
+
+/// A task that is not idle when the run queue is empty.
+#[derive(Debug)]
+pub(crate) struct Stuck {
+    /// Who it is.
+    pub(crate) meta: TaskMeta,
+    /// What it waits on, if known.
+    pub(crate) waiting: Option<Waiting>,
+}
+
+/// The single-threaded executor.
+pub(crate) struct Executor {
+    /// Tasks by id; `None` for finished ones.
+    tasks: Vec<Option<Task>>,
+    /// Ids of finished tasks, for reuse.
+    free: Vec<usize>,
+    /// Ids of woken tasks.
+    queue: Arc<RunQueue>,
+    /// Messages dropped because their mailbox was never added, with the
+    /// sender.
+    unbound: Vec<(Arc<str>, Unbound)>,
+}
+
+impl Executor {
+    /// An executor with no tasks.
+    pub(crate) fn new() -> Self {
+        Executor {
+            tasks: Vec::new(),
+            free: Vec::new(),
+            queue: Arc::new(RunQueue {
+                ids: Mutex::new(VecDeque::new()),
+            }),
+            unbound: Vec::new(),
+        }
+    }
+
+    /// Adds a task and queues it for its first poll.
+    pub(crate) fn spawn(&mut self, future: TaskFuture, meta: TaskMeta) {
+        let id = self.free.pop().unwrap_or(self.tasks.len());
+        let handle = Arc::new(TaskWaker {
+            id,
+            scheduled: AtomicBool::new(false),
+            queue: self.queue.clone(),
+        });
+        let waker = Waker::from(handle.clone());
+        let task = Task {
+            future,
+            handle,
+            waker,
+            meta,
+            waiting: None,
+        };
+        if id == self.tasks.len() {
+            self.tasks.push(Some(task));
+        } else {
+            self.tasks[id] = Some(task);
+        }
+        self.tasks[id].as_ref().map(|t| t.waker.wake_by_ref());
+    }
+
+    /// Polls woken tasks until none is left, a task panics, or `deadline`
+    /// passes.
+    pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
+        let mut polls = 0u32;
+        loop {
+            // Take the oldest woken task.
+            let Some(id) = self.queue.lock().pop_front() else {
+                return Ok(());
+            };
+            // Look at the clock now and then.
+            polls = polls.wrapping_add(1);
+            if polls % POLLS_PER_DEADLINE_CHECK == 0
+                && deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                self.queue.lock().push_front(id);
+                return Err(RunError::Timeout);
+            }
+            self.poll_task(id)?;
+        }
+    }
+
+    /// Polls one task, recording what it reported.
+    fn poll_task(&mut self, id: usize) -> Result<(), RunError> {
+        let Some(task) = self.tasks.get_mut(id).and_then(Option::as_mut) else {
+            return Ok(());
+        };
+        // Clear the flag first, so a wake during the poll queues it again.
+        task.handle.scheduled.store(false, Ordering::Release);
+        let mut cx = Context::from_waker(&task.waker);
+        let future = &mut task.future;
+        let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
+        // File what the ports noted during the poll under this task.
+        let report = current::take();
+        if let Some(unbound) = report.unbound {
+            self.unbound.push((task.meta.name.clone(), unbound));
+        }
+        match outcome {
+            Ok(Poll::Pending) => {
+                task.waiting = report.waiting;
+                Ok(())
+            }
+            Ok(Poll::Ready(())) => {
+                self.remove(id);
+                Ok(())
+            }
+            Err(payload) => {
+                let message = panic_message(&*payload);
+                let meta = task.meta.clone();
+                self.remove(id);
+                Err(RunError::Panic { meta, message })
+            }
+        }
+    }
+
+    /// Drops a task; a panic in its destructor is contained.
+    fn remove(&mut self, id: usize) {
+        if let Some(task) = self.tasks[id].take() {
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(task)));
+            self.free.push(id);
+        }
+    }
+
+    /// Tasks that are neither finished nor waiting on an empty mailbox.
+    pub(crate) fn stuck(&self) -> Vec<Stuck> {
+        self.tasks
+            .iter()
+            .flatten()
+            .filter(|t| !t.meta.mailbox.as_ref().is_some_and(|m| m.is_idle()))
+            .map(|t| Stuck {
+                meta: t.meta.clone(),
+                waiting: t.waiting.clone(),
+            })
+            .collect()
+    }
+
+    /// Takes the reports of messages sent to mailboxes never added.
+    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, Unbound)> {
+        std::mem::take(&mut self.unbound)
+    }
+
+    /// Number of live tasks.
+    pub(crate) fn task_count(&self) -> usize {
+        self.tasks.len() - self.free.len()
+    }
+}
+
+impl std::fmt::Debug for TaskMeta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskMeta")
+            .field("name", &self.name)
+            .field("model_type", &self.model_type)
+            .finish()
+    }
+}

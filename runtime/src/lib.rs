@@ -1,0 +1,59 @@
+//! # causim
+//!
+//! Discrete-event simulation of cyber-physical systems.
+//!
+//! Models are plain Rust structs; their methods become typed ports
+//! (`#[model]`, `#[input]`, `#[replier]`), so connecting an output to an
+//! input of the wrong type, or a port to the wrong model's mailbox, is a
+//! compile error at the `connect` line. Each model's message loop is one
+//! concrete future with a static `match` over its message enum: the message
+//! path allocates nothing and dispatches nothing dynamically on the
+//! receiving side. The bench runs in simulated time, deterministically.
+//!
+//! The main pieces:
+//!
+//! - [`Model`]: the contract `#[model]` implements (or you, by hand);
+//! - [`Mailbox`] / [`Address`]: each model's bounded message queue;
+//! - [`ports`]: [`Output`], [`Requestor`], [`InputPort`], [`ReplierPort`],
+//!   and bench endpoints ([`EventSource`], [`QuerySource`], sinks);
+//! - [`Context`]: time and self-scheduling inside a model;
+//! - [`SimInit`] → [`Simulation`]: build the bench, then run it;
+//! - [`Scheduler`]: schedule events from the bench;
+//! - [`SimulationError`]: everything that can go wrong, by name.
+//!
+//! See the [`model`] module for a complete hand-written model.
+
+pub mod context;
+pub(crate) mod executor;
+pub mod mailbox;
+pub mod model;
+pub mod ports;
+pub mod scheduler;
+pub mod simulation;
+pub mod time;
+
+pub use context::Context;
+pub use mailbox::{Address, IntoAddress, Mailbox};
+pub use model::Model;
+pub use ports::{
+    EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort, Requestor,
+    UniRequestor,
+};
+pub use scheduler::{Event, EventKey, Scheduler, SchedulingError};
+pub use simulation::{SimInit, Simulation, SimulationError};
+pub use time::SimTime;
+
+/// The names most benches need: `use causim::prelude::*;`.
+pub mod prelude {
+    pub use crate::context::Context;
+    pub use crate::mailbox::{Address, Mailbox};
+    pub use crate::model::Model;
+    pub use crate::ports::{
+        EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort, Requestor,
+        UniRequestor,
+    };
+    pub use crate::scheduler::{Event, EventKey, Scheduler};
+    pub use crate::simulation::{SimInit, Simulation, SimulationError};
+    pub use crate::time::SimTime;
+    pub use std::time::Duration;
+}

@@ -1,0 +1,28 @@
+//! Ports: how models talk to each other and to the bench.
+//!
+//! - [`InputPort`] and [`ReplierPort`] describe a model's receiving methods;
+//!   `#[model]` generates them.
+//! - [`Output`] sends events to inputs; [`Requestor`] and [`UniRequestor`]
+//!   send requests to repliers and collect the replies.
+//! - [`EventSource`] and [`QuerySource`] do the same from the bench;
+//!   [`EventSlot`] and [`EventQueue`] read outputs from the bench.
+//!
+//! Connections are made on the sending side, one line per connection, and
+//! checked at compile time: the payload, request and reply types and the
+//! model of the mailbox must all agree with the port.
+
+pub(crate) mod fanout;
+mod input;
+mod output;
+mod reply;
+mod requestor;
+mod sink;
+mod source;
+pub(crate) mod target;
+
+pub use input::{InputFor, InputPort, OwnInput, ReplierFor, ReplierPort};
+pub use output::{Output, OutputSend};
+pub use reply::ReplySender;
+pub use requestor::{Requestor, UniRequestor};
+pub use sink::{EventQueue, EventSlot, Sink};
+pub use source::{EventSource, QuerySource};

@@ -1,0 +1,123 @@
+//! Output ports: fields that send events to connected inputs.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use super::fanout::{Fanout, FanoutSend};
+use super::input::InputFor;
+use super::sink::Sink;
+use crate::mailbox::IntoAddress;
+
+/// An output port: sends each value to every connected input, in connection
+/// order.
+///
+/// Fan-out clones the value for every connection but the last, which gets
+/// the original. An unconnected output sends nothing.
+pub struct Output<T: Clone + Send + 'static> {
+    /// The connections.
+    fanout: Fanout<T>,
+}
+
+impl<T: Clone + Send + 'static> Output<T> {
+    /// An unconnected output.
+    pub fn new() -> Self {
+        Output {
+            fanout: Fanout::new(),
+        }
+    }
+
+    /// Connects this output to an input that takes `T`.
+    pub fn connect<P: InputFor<T>>(&mut self, port: P, address: impl IntoAddress<P::Model>) {
+        self.fanout.connect(port, address);
+    }
+
+    /// Connects this output to an input that takes `U`, converting each
+    /// value with `map`.
+    pub fn map_connect<U, P>(
+        &mut self,
+        map: impl Fn(T) -> U + Send + Sync + 'static,
+        port: P,
+        address: impl IntoAddress<P::Model>,
+    ) where
+        U: Send + 'static,
+        P: InputFor<U>,
+    {
+        self.fanout.map_connect(map, port, address);
+    }
+
+    /// Connects this output to an input that takes `U`; values for which
+    /// `filter_map` returns `None` are not sent on this connection.
+    pub fn filter_map_connect<U, P>(
+        &mut self,
+        filter_map: impl Fn(T) -> Option<U> + Send + Sync + 'static,
+        port: P,
+        address: impl IntoAddress<P::Model>,
+    ) where
+        U: Send + 'static,
+        P: InputFor<U>,
+    {
+        self.fanout.filter_map_connect(filter_map, port, address);
+    }
+
+    /// Connects this output to a sink that the bench reads.
+    pub fn connect_sink(&mut self, sink: &impl Sink<T>) {
+        self.fanout.connect_sink(sink);
+    }
+
+    /// True if at least one connection was made.
+    pub fn is_connected(&self) -> bool {
+        self.fanout.len() > 0
+    }
+
+    /// Number of connections.
+    pub fn connection_count(&self) -> usize {
+        self.fanout.len()
+    }
+
+    /// Sends `value` to every connection; waits while a recipient's mailbox
+    /// is full.
+    pub fn send(&mut self, value: T) -> OutputSend<'_, T> {
+        OutputSend {
+            fanout: &self.fanout,
+            progress: FanoutSend::new(value),
+        }
+    }
+}
+
+impl<T: Clone + Send + 'static> Default for Output<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Clone + Send + 'static> fmt::Debug for Output<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Output")
+            .field("payload", &std::any::type_name::<T>())
+            .field("connections", &self.fanout.len())
+            .finish()
+    }
+}
+
+/// The future returned by [`Output::send`].
+#[must_use = "an output sends nothing unless the future is awaited"]
+#[derive(Debug)]
+pub struct OutputSend<'a, T: Clone + Send + 'static> {
+    /// The output's connections.
+    fanout: &'a Fanout<T>,
+    /// How far the value got.
+    progress: FanoutSend<T>,
+}
+
+impl<T: Clone + Send + 'static> Future for OutputSend<'_, T> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        this.progress.poll(this.fanout.targets(), cx)
+    }
+}
+
+impl<T: Clone + Send + 'static> Unpin for OutputSend<'_, T> {}

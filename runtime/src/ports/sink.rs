@@ -1,0 +1,164 @@
+//! Sinks: read a model's outputs from the bench.
+//!
+//! A sink is connected to an output like an input is, and read from outside
+//! the simulation between steps. [`EventSlot`] keeps the latest value;
+//! [`EventQueue`] keeps every value in arrival order. Both are cheap
+//! cloneable handles: keep one, connect the other.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Context;
+
+use super::target::Target;
+
+/// Something an output can be connected to from the bench.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a sink for `{T}`",
+    label = "expected `EventSlot<{T}>` or `EventQueue<{T}>`"
+)]
+pub trait Sink<T: Send + 'static> {
+    /// The connection an output pushes into.
+    #[doc(hidden)]
+    #[allow(private_interfaces)]
+    fn target(&self) -> Arc<dyn Target<T>>;
+}
+
+fn lock<S>(m: &Mutex<S>) -> MutexGuard<'_, S> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A sink that keeps only the latest value.
+pub struct EventSlot<T> {
+    /// The latest value not yet taken.
+    latest: Arc<Mutex<Option<T>>>,
+}
+
+impl<T: Send + 'static> EventSlot<T> {
+    /// An empty slot.
+    pub fn new() -> Self {
+        EventSlot {
+            latest: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Takes the latest value, leaving the slot empty.
+    pub fn take(&self) -> Option<T> {
+        lock(&self.latest).take()
+    }
+
+    /// A copy of the latest value, leaving it in place.
+    pub fn peek(&self) -> Option<T>
+    where
+        T: Clone,
+    {
+        lock(&self.latest).clone()
+    }
+}
+
+impl<T: Send + 'static> Target<T> for Mutex<Option<T>> {
+    fn try_send(&self, value: T, _: &mut Context<'_>) -> Result<(), T> {
+        *lock(self) = Some(value);
+        Ok(())
+    }
+}
+
+impl<T: Send + 'static> Sink<T> for EventSlot<T> {
+    #[allow(private_interfaces)]
+    fn target(&self) -> Arc<dyn Target<T>> {
+        self.latest.clone()
+    }
+}
+
+impl<T> Clone for EventSlot<T> {
+    fn clone(&self) -> Self {
+        EventSlot {
+            latest: self.latest.clone(),
+        }
+    }
+}
+
+impl<T: Send + 'static> Default for EventSlot<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> fmt::Debug for EventSlot<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventSlot")
+            .field("payload", &std::any::type_name::<T>())
+            .finish()
+    }
+}
+
+/// A sink that keeps every value, oldest first.
+pub struct EventQueue<T> {
+    /// Values not yet taken.
+    values: Arc<Mutex<VecDeque<T>>>,
+}
+
+impl<T: Send + 'static> EventQueue<T> {
+    /// An empty queue.
+    pub fn new() -> Self {
+        EventQueue {
+            values: Arc::new(Mutex::new(VecDeque::new())),
+        }
+    }
+
+    /// Takes the oldest value.
+    pub fn pop(&self) -> Option<T> {
+        lock(&self.values).pop_front()
+    }
+
+    /// Takes every value, oldest first.
+    pub fn take_all(&self) -> Vec<T> {
+        lock(&self.values).drain(..).collect()
+    }
+
+    /// Number of values waiting.
+    pub fn len(&self) -> usize {
+        lock(&self.values).len()
+    }
+
+    /// True if no value waits.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T: Send + 'static> Target<T> for Mutex<VecDeque<T>> {
+    fn try_send(&self, value: T, _: &mut Context<'_>) -> Result<(), T> {
+        lock(self).push_back(value);
+        Ok(())
+    }
+}
+
+impl<T: Send + 'static> Sink<T> for EventQueue<T> {
+    #[allow(private_interfaces)]
+    fn target(&self) -> Arc<dyn Target<T>> {
+        self.values.clone()
+    }
+}
+
+impl<T> Clone for EventQueue<T> {
+    fn clone(&self) -> Self {
+        EventQueue {
+            values: self.values.clone(),
+        }
+    }
+}
+
+impl<T: Send + 'static> Default for EventQueue<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> fmt::Debug for EventQueue<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventQueue")
+            .field("payload", &std::any::type_name::<T>())
+            .finish()
+    }
+}

@@ -1,0 +1,182 @@
+//! Connections: where an output or a requestor sends.
+//!
+//! A connection is type-erased on the *sending* side only (an output may feed
+//! inputs of several model types, sinks and mapped inputs), as a trait object
+//! called once per send. The receiving side stays static: the connection
+//! builds the concrete message variant with the port's constructor and pushes
+//! it into the concrete mailbox.
+
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use super::input::{InputPort, ReplierPort};
+use super::reply::ReplySlot;
+use crate::executor::current::{self, Waiting};
+use crate::mailbox::channel::{report_unbound, Pushed};
+use crate::mailbox::Address;
+use crate::model::Model;
+
+/// One connection of an output or event source.
+pub(crate) trait Target<T>: Send + Sync {
+    /// Delivers `value`, or hands it back with the waker registered when the
+    /// recipient's mailbox is full.
+    fn try_send(&self, value: T, cx: &mut Context<'_>) -> Result<(), T>;
+}
+
+/// One connection of a requestor: sends the request, then yields the reply.
+pub(crate) trait ReplierTarget<T, R>: Send + Sync {
+    /// Delivers the request, or hands it back when the mailbox is full.
+    fn try_send(&self, request: T, cx: &mut Context<'_>) -> Result<(), T>;
+
+    /// The reply to the last request, `None` if none will come.
+    fn poll_reply(&self, cx: &mut Context<'_>) -> Poll<Option<R>>;
+
+    /// The recipient's name, for diagnostics.
+    fn recipient(&self) -> Arc<str>;
+}
+
+/// The name to show for a recipient in diagnostics.
+fn recipient_name<M: Model>(address: &Address<M>) -> Arc<str> {
+    match address.channel().name() {
+        Some(name) => name.clone(),
+        None => Arc::from(address.channel().model_type()),
+    }
+}
+
+/// Pushes a message built by `make` into `address`'s mailbox.
+///
+/// Shared by every kind of connection: reports an unbound recipient and
+/// notes what the task waits on when the mailbox is full.
+fn push<M: Model, A>(
+    address: &Address<M>,
+    port: &'static str,
+    arg: A,
+    make: impl FnOnce(A) -> Option<M::Message>,
+    cx: &mut Context<'_>,
+) -> Result<Pushed, A> {
+    let channel = address.channel();
+    match channel.try_push_with(arg, make, cx) {
+        Ok(Pushed::Unbound) => {
+            report_unbound(channel.model_type(), port);
+            Ok(Pushed::Unbound)
+        }
+        Ok(pushed) => Ok(pushed),
+        Err(arg) => {
+            current::set_waiting(Waiting::MailboxSpace(recipient_name(address)));
+            Err(arg)
+        }
+    }
+}
+
+/// A connection to an input, optionally through a filter-map.
+pub(crate) struct InputTarget<M: Model, T, F> {
+    /// The recipient's mailbox.
+    pub(crate) address: Address<M>,
+    /// The recipient port.
+    pub(crate) port: InputPort<M, T>,
+    /// Turns the sent value into the port's payload, or filters it out.
+    pub(crate) adapt: F,
+}
+
+impl<M, T, U, F> Target<U> for InputTarget<M, T, F>
+where
+    M: Model,
+    T: Send + 'static,
+    U: Send + 'static,
+    F: Fn(U) -> Option<T> + Send + Sync + 'static,
+{
+    fn try_send(&self, value: U, cx: &mut Context<'_>) -> Result<(), U> {
+        let port = self.port;
+        let adapt = &self.adapt;
+        push(
+            &self.address,
+            port.name(),
+            value,
+            |v| adapt(v).map(|t| port.message(t)),
+            cx,
+        )
+        .map(drop)
+    }
+}
+
+/// A connection to a replier, optionally mapping the request and the reply.
+pub(crate) struct ReplierConnection<M: Model, T, R, F, G> {
+    /// The recipient's mailbox.
+    pub(crate) address: Address<M>,
+    /// The recipient port.
+    pub(crate) port: ReplierPort<M, T, R>,
+    /// This connection's reply slot, reused for every request.
+    pub(crate) slot: ReplySlot<R>,
+    /// Turns the request into the port's request type.
+    pub(crate) map_request: F,
+    /// Turns the port's reply into the requestor's reply type.
+    pub(crate) map_reply: G,
+}
+
+impl<M: Model, T, R, F, G> ReplierConnection<M, T, R, F, G> {
+    /// A connection with the given adapters.
+    pub(crate) fn new(
+        address: Address<M>,
+        port: ReplierPort<M, T, R>,
+        map_request: F,
+        map_reply: G,
+    ) -> Self {
+        ReplierConnection {
+            address,
+            port,
+            slot: ReplySlot::new(),
+            map_request,
+            map_reply,
+        }
+    }
+}
+
+impl<M, T, R, U, Q, F, G> ReplierTarget<U, Q> for ReplierConnection<M, T, R, F, G>
+where
+    M: Model,
+    T: Send + 'static,
+    R: Send + 'static,
+    F: Fn(U) -> T + Send + Sync + 'static,
+    G: Fn(R) -> Q + Send + Sync + 'static,
+{
+    fn try_send(&self, request: U, cx: &mut Context<'_>) -> Result<(), U> {
+        let port = self.port;
+        let (slot, map_request) = (&self.slot, &self.map_request);
+        let pushed = push(
+            &self.address,
+            port.name(),
+            request,
+            |r| Some(port.message(map_request(r), slot.arm())),
+            cx,
+        )?;
+        if pushed != Pushed::Delivered {
+            // The message was dropped: no reply will come.
+            drop(self.slot.arm());
+        }
+        Ok(())
+    }
+
+    fn poll_reply(&self, cx: &mut Context<'_>) -> Poll<Option<Q>> {
+        match self.slot.poll_take(cx) {
+            Poll::Ready(reply) => Poll::Ready(reply.map(&self.map_reply)),
+            Poll::Pending => {
+                current::set_waiting(Waiting::Reply(recipient_name(&self.address)));
+                Poll::Pending
+            }
+        }
+    }
+
+    fn recipient(&self) -> Arc<str> {
+        recipient_name(&self.address)
+    }
+}
+
+/// The adapter of a plain connection.
+pub(crate) fn identity_some<T>(value: T) -> Option<T> {
+    Some(value)
+}
+
+/// The adapter of a plain requestor connection.
+pub(crate) fn identity<T>(value: T) -> T {
+    value
+}

@@ -1,0 +1,312 @@
+//! Scheduling events in simulated time.
+//!
+//! Events can be scheduled at an absolute time or after a delay, keyed (so
+//! they can be cancelled) or periodic, from inside a model (its
+//! [`Context`](crate::Context), on its own inputs) or from the bench (a
+//! [`Scheduler`] handle, on any model's inputs or an event source).
+//!
+//! An event must be strictly in the future: the current time step is already
+//! being processed (or was), so an event for "now" could not keep the
+//! promise that all messages of one time are handled before time moves on.
+//! Use `Simulation::process_event` for an immediate event from the bench, or
+//! send through an output from a model. A time in the past or present, an
+//! overflowing delay or a zero period is a [`SchedulingError`], never a
+//! panic, and schedules nothing.
+//!
+//! Events due at the same time are delivered in a deterministic order:
+//! events scheduled from the bench first, then those of each model in the
+//! order the models were added to the bench, and those of one origin in the
+//! order it scheduled them. A periodic event keeps its place among its
+//! origin's events at every occurrence.
+
+pub(crate) mod action;
+mod key;
+pub(crate) mod queue;
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+pub use action::Event;
+pub use key::EventKey;
+use queue::{Entry, EventOrder, EventQueue, Origin, BENCH_ORIGIN};
+
+use crate::mailbox::IntoAddress;
+use crate::ports::InputFor;
+use crate::time::SimTime;
+
+/// Why an event could not be scheduled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchedulingError {
+    /// The requested time is not after the current time.
+    NotInFuture {
+        /// The simulation's current time.
+        now: SimTime,
+        /// The time asked for.
+        requested: SimTime,
+    },
+    /// The delay added to the current time overflows [`SimTime`].
+    TimeOverflow {
+        /// The simulation's current time.
+        now: SimTime,
+        /// The delay asked for.
+        delay: Duration,
+    },
+    /// A periodic event was given a period of zero.
+    ZeroPeriod,
+    /// The target mailbox was never added to the bench.
+    NoRecipient {
+        /// The type of the model the mailbox is for.
+        model_type: &'static str,
+        /// The port the event was for.
+        port: &'static str,
+    },
+}
+
+impl fmt::Display for SchedulingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchedulingError::NotInFuture { now, requested } => write!(
+                f,
+                "cannot schedule an event at {requested}: it is not after the current time {now}"
+            ),
+            SchedulingError::TimeOverflow { now, delay } => write!(
+                f,
+                "cannot schedule an event {delay:?} after {now}: the time overflows"
+            ),
+            SchedulingError::ZeroPeriod => {
+                write!(f, "cannot schedule a periodic event with a zero period")
+            }
+            SchedulingError::NoRecipient { model_type, port } => write!(
+                f,
+                "cannot schedule an event for input `{port}` of a `{model_type}`: its mailbox was never added to the bench"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SchedulingError {}
+
+/// The state shared by the simulation, the contexts and scheduler handles.
+pub(crate) struct SchedulerCore {
+    /// Scheduled events.
+    queue: Mutex<EventQueue>,
+    /// The current simulation time, in nanoseconds.
+    time: AtomicU64,
+    /// Set by a halt request, cleared when the simulation reports it.
+    halt_requested: AtomicBool,
+    /// Scheduling sequence of the bench origin.
+    bench_seq: AtomicU64,
+}
+
+impl SchedulerCore {
+    /// An empty schedule starting at `time`.
+    pub(crate) fn new(time: SimTime) -> Self {
+        SchedulerCore {
+            queue: Mutex::new(EventQueue::default()),
+            time: AtomicU64::new(time.as_nanos()),
+            halt_requested: AtomicBool::new(false),
+            bench_seq: AtomicU64::new(0),
+        }
+    }
+
+    /// Locks the queue (never poisoned in practice: no user code runs under
+    /// this lock).
+    pub(crate) fn queue(&self) -> MutexGuard<'_, EventQueue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The current time.
+    pub(crate) fn time(&self) -> SimTime {
+        SimTime::from_nanos(self.time.load(Ordering::Acquire))
+    }
+
+    /// Moves the clock.
+    pub(crate) fn set_time(&self, time: SimTime) {
+        self.time.store(time.as_nanos(), Ordering::Release);
+    }
+
+    /// Asks the simulation to stop after the current time step.
+    pub(crate) fn request_halt(&self) {
+        self.halt_requested.store(true, Ordering::Release);
+    }
+
+    /// Takes a pending halt request.
+    pub(crate) fn take_halt(&self) -> bool {
+        self.halt_requested.swap(false, Ordering::AcqRel)
+    }
+
+    /// `now + delay`, or an error.
+    pub(crate) fn time_after(&self, delay: Duration) -> Result<SimTime, SchedulingError> {
+        let now = self.time();
+        now.checked_add(delay)
+            .ok_or(SchedulingError::TimeOverflow { now, delay })
+    }
+
+    /// Queues `event` at `time` for `origin` after checking the time.
+    pub(crate) fn schedule(
+        &self,
+        time: SimTime,
+        origin: Origin,
+        seq: u64,
+        event: Event,
+        key: Option<EventKey>,
+        period: Option<Duration>,
+    ) -> Result<(), SchedulingError> {
+        let now = self.time();
+        if time <= now {
+            return Err(SchedulingError::NotInFuture {
+                now,
+                requested: time,
+            });
+        }
+        if period == Some(Duration::ZERO) {
+            return Err(SchedulingError::ZeroPeriod);
+        }
+        self.queue().push(Entry {
+            order: EventOrder { time, origin, seq },
+            action: event.action,
+            key,
+            period,
+        });
+        Ok(())
+    }
+
+    /// The next sequence number of the bench origin.
+    fn next_bench_seq(&self) -> u64 {
+        self.bench_seq.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// Schedules events from the bench, between or during simulation calls.
+///
+/// Obtained from [`Simulation::scheduler`](crate::Simulation::scheduler);
+/// cheap to clone. Events scheduled here come before same-time events
+/// scheduled by models.
+#[derive(Clone)]
+pub struct Scheduler {
+    /// The shared schedule.
+    core: Arc<SchedulerCore>,
+}
+
+impl Scheduler {
+    pub(crate) fn new(core: Arc<SchedulerCore>) -> Self {
+        Scheduler { core }
+    }
+
+    /// The current simulation time.
+    pub fn time(&self) -> SimTime {
+        self.core.time()
+    }
+
+    /// Schedules `event` at `time`.
+    pub fn schedule(&self, time: SimTime, event: Event) -> Result<(), SchedulingError> {
+        self.schedule_entry(time, event, None, None)
+    }
+
+    /// Schedules `payload` for `port` of the model at `address`, at `time`.
+    pub fn schedule_event<T, P>(
+        &self,
+        time: SimTime,
+        port: P,
+        payload: T,
+        address: impl IntoAddress<P::Model>,
+    ) -> Result<(), SchedulingError>
+    where
+        T: Send + 'static,
+        P: InputFor<T>,
+    {
+        self.schedule(time, Event::new(port, payload, address))
+    }
+
+    /// Schedules `payload` for `port` of the model at `address`, `delay`
+    /// from now.
+    pub fn schedule_in<T, P>(
+        &self,
+        delay: Duration,
+        port: P,
+        payload: T,
+        address: impl IntoAddress<P::Model>,
+    ) -> Result<(), SchedulingError>
+    where
+        T: Send + 'static,
+        P: InputFor<T>,
+    {
+        let time = self.core.time_after(delay)?;
+        self.schedule_event(time, port, payload, address)
+    }
+
+    /// Like [`schedule_event`](Scheduler::schedule_event), returning a key
+    /// that cancels the event.
+    pub fn schedule_keyed_event<T, P>(
+        &self,
+        time: SimTime,
+        port: P,
+        payload: T,
+        address: impl IntoAddress<P::Model>,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Send + 'static,
+        P: InputFor<T>,
+    {
+        let key = EventKey::new();
+        let event = Event::new(port, payload, address);
+        self.schedule_entry(time, event, Some(key.clone()), None)?;
+        Ok(key)
+    }
+
+    /// Schedules `payload` for `port` first at `time`, then every `period`,
+    /// until the returned key cancels it.
+    pub fn schedule_periodic_event<T, P>(
+        &self,
+        time: SimTime,
+        period: Duration,
+        port: P,
+        payload: T,
+        address: impl IntoAddress<P::Model>,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Clone + Send + 'static,
+        P: InputFor<T>,
+    {
+        let key = EventKey::new();
+        let event = Event::periodic(port, payload, address);
+        self.schedule_entry(time, event, Some(key.clone()), Some(period))?;
+        Ok(key)
+    }
+
+    /// Asks the simulation to stop after the current time step; the running
+    /// call returns [`SimulationError::Halted`](crate::SimulationError::Halted).
+    pub fn halt(&self) {
+        self.core.request_halt();
+    }
+
+    fn schedule_entry(
+        &self,
+        time: SimTime,
+        event: Event,
+        key: Option<EventKey>,
+        period: Option<Duration>,
+    ) -> Result<(), SchedulingError> {
+        if let Some(unbound) = event.action.unbound_recipient() {
+            return Err(SchedulingError::NoRecipient {
+                model_type: unbound.model_type,
+                port: unbound.port,
+            });
+        }
+        let seq = self.core.next_bench_seq();
+        self.core
+            .schedule(time, BENCH_ORIGIN, seq, event, key, period)
+    }
+}
+
+impl fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scheduler")
+            .field("time", &self.core.time())
+            .field("queued", &self.core.queue().len())
+            .finish()
+    }
+}

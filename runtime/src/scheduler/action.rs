@@ -1,0 +1,201 @@
+//! What a scheduled event does when its time comes: deliver a message.
+//!
+//! Scheduled events are type-erased (`Box<dyn Action>`): the queue holds
+//! events for every model type. This is the one place where the message
+//! path allocates, once per scheduled event, which the design allows.
+
+use std::fmt;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use crate::executor::current::Unbound;
+use crate::mailbox::channel::Pushed;
+use crate::mailbox::{Address, IntoAddress};
+use crate::model::Model;
+use crate::ports::fanout::FanoutSend;
+use crate::ports::target::Target;
+use crate::ports::{EventSource, InputFor, InputPort};
+
+/// A deliverable event.
+pub(crate) trait Action: Send {
+    /// Delivers the event; `Pending` while the recipient's mailbox is full.
+    /// A periodic action can fire again after completing.
+    fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()>;
+
+    /// The recipient, if it is a mailbox that was never added to a bench.
+    fn unbound_recipient(&self) -> Option<Unbound>;
+}
+
+/// A one-shot event for an input port: one message to one mailbox.
+struct OnceAction<M: Model, T> {
+    /// The recipient.
+    address: Address<M>,
+    /// The input.
+    port: InputPort<M, T>,
+    /// The payload, until delivered.
+    payload: Option<T>,
+}
+
+/// A periodic event for an input port: a clone of the payload each time.
+struct PeriodicAction<M: Model, T> {
+    /// The recipient.
+    address: Address<M>,
+    /// The input.
+    port: InputPort<M, T>,
+    /// The payload cloned for each occurrence.
+    payload: T,
+    /// This occurrence's copy, while the recipient's mailbox is full.
+    pending: Option<T>,
+}
+
+/// Pushes one payload, handing it back when the mailbox is full.
+fn push_payload<M: Model, T>(
+    address: &Address<M>,
+    port: InputPort<M, T>,
+    payload: T,
+    cx: &mut Context<'_>,
+) -> Result<(), T> {
+    match address
+        .channel()
+        .try_push_with(payload, |p| Some(port.message(p)), cx)
+    {
+        Ok(Pushed::Unbound) => {
+            crate::executor::current::report_unbound_recipient(
+                address.channel().model_type(),
+                port.name(),
+            );
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(payload) => Err(payload),
+    }
+}
+
+/// The recipient, if its mailbox was never added to a bench.
+fn unbound<M: Model, T>(address: &Address<M>, port: InputPort<M, T>) -> Option<Unbound> {
+    let channel = address.channel();
+    channel.name().is_none().then(|| Unbound {
+        model_type: channel.model_type(),
+        port: port.name(),
+    })
+}
+
+impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
+    fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(payload) = self.payload.take() else {
+            return Poll::Ready(());
+        };
+        match push_payload(&self.address, self.port, payload, cx) {
+            Ok(()) => Poll::Ready(()),
+            Err(payload) => {
+                self.payload = Some(payload);
+                Poll::Pending
+            }
+        }
+    }
+
+    fn unbound_recipient(&self) -> Option<Unbound> {
+        unbound(&self.address, self.port)
+    }
+}
+
+impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
+    fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let payload = self.pending.take().unwrap_or_else(|| self.payload.clone());
+        match push_payload(&self.address, self.port, payload, cx) {
+            Ok(()) => Poll::Ready(()),
+            Err(payload) => {
+                self.pending = Some(payload);
+                Poll::Pending
+            }
+        }
+    }
+
+    fn unbound_recipient(&self) -> Option<Unbound> {
+        unbound(&self.address, self.port)
+    }
+}
+
+/// An event from an [`EventSource`]: one value to each of its connections.
+struct SourceAction<T> {
+    /// The source's connections when the event was made.
+    targets: Vec<Arc<dyn Target<T>>>,
+    /// Delivery progress.
+    progress: FanoutSend<T>,
+}
+
+impl<T: Clone + Send + 'static> Action for SourceAction<T> {
+    fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        self.progress.poll(&self.targets, cx)
+    }
+
+    fn unbound_recipient(&self) -> Option<Unbound> {
+        None
+    }
+}
+
+/// An event ready to be processed now or scheduled: a value bound for an
+/// input port of a model, or for every connection of an [`EventSource`].
+///
+/// ```
+/// # use causim::prelude::*;
+/// let source = EventSource::<u32>::new();
+/// let event: Event = source.event(7);
+/// # drop(event);
+/// ```
+pub struct Event {
+    /// What delivering it does.
+    pub(crate) action: Box<dyn Action>,
+}
+
+impl Event {
+    /// An event delivering `payload` to `port` of the model at `address`.
+    pub fn new<T, P>(port: P, payload: T, address: impl IntoAddress<P::Model>) -> Self
+    where
+        T: Send + 'static,
+        P: InputFor<T>,
+    {
+        Event {
+            action: Box::new(OnceAction {
+                address: address.into_address(),
+                port: port.into_input_port(),
+                payload: Some(payload),
+            }),
+        }
+    }
+
+    /// A periodic action delivering a clone of `payload` at each occurrence.
+    pub(crate) fn periodic<T, P>(port: P, payload: T, address: impl IntoAddress<P::Model>) -> Self
+    where
+        T: Clone + Send + 'static,
+        P: InputFor<T>,
+    {
+        Event {
+            action: Box::new(PeriodicAction {
+                address: address.into_address(),
+                port: port.into_input_port(),
+                payload,
+                pending: None,
+            }),
+        }
+    }
+
+    /// An event delivering `value` to each connection of a source.
+    pub(crate) fn from_source<T: Clone + Send + 'static>(
+        source: &EventSource<T>,
+        value: T,
+    ) -> Self {
+        Event {
+            action: Box::new(SourceAction {
+                targets: source.targets().to_vec(),
+                progress: FanoutSend::new(value),
+            }),
+        }
+    }
+}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,217 @@
+//! Everything that can go wrong while building or running a bench.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::scheduler::SchedulingError;
+use crate::time::SimTime;
+
+/// An error from building or running a simulation.
+///
+/// Fatal errors ([`Deadlock`](SimulationError::Deadlock),
+/// [`ModelPanic`](SimulationError::ModelPanic),
+/// [`Timeout`](SimulationError::Timeout)) leave the bench in a state that
+/// cannot go on: every later call returns the same error again, at once.
+/// The others change nothing, or (for [`Halted`](SimulationError::Halted)
+/// and [`NoRecipient`](SimulationError::NoRecipient)) complete the current
+/// time step first, and the simulation can be used further.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SimulationError {
+    /// Models wait for something that can never happen: a reply, or room in
+    /// a full mailbox, from models that are themselves blocked.
+    Deadlock {
+        /// When it was detected.
+        time: SimTime,
+        /// Every blocked model.
+        models: Vec<BlockedModel>,
+    },
+    /// A model panicked while handling a message.
+    ModelPanic {
+        /// When it happened.
+        time: SimTime,
+        /// The model instance.
+        model: String,
+        /// The model type.
+        model_type: &'static str,
+        /// The panic message.
+        message: String,
+    },
+    /// A call took longer, in wall-clock time, than the configured timeout.
+    Timeout {
+        /// The simulation time when it was interrupted.
+        time: SimTime,
+        /// The limit that was exceeded.
+        limit: Duration,
+    },
+    /// A model or the bench asked the simulation to halt; the time step in
+    /// which it asked is complete and the simulation can be resumed.
+    Halted {
+        /// The time of the last completed step.
+        time: SimTime,
+    },
+    /// A time was given that is not valid here, e.g. `step_until` a time
+    /// in the past.
+    InvalidTime {
+        /// The current time.
+        now: SimTime,
+        /// The time given.
+        requested: SimTime,
+    },
+    /// An event could not be scheduled.
+    Scheduling(SchedulingError),
+    /// A message was sent to a mailbox that was never added to the bench;
+    /// it was dropped.
+    NoRecipient {
+        /// The sending model instance (`None` for the bench).
+        sender: Option<String>,
+        /// The type of model the mailbox is for.
+        model_type: &'static str,
+        /// The port the message was for.
+        port: &'static str,
+    },
+    /// Required ports were left unconnected.
+    MissingConnections(Vec<MissingConnection>),
+    /// Two models were added under the same name.
+    DuplicateModelName(String),
+}
+
+/// A model that could not make progress when a deadlock was detected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedModel {
+    /// The model instance (`"bench"` for a bench query).
+    pub model: String,
+    /// The model type.
+    pub model_type: &'static str,
+    /// Messages waiting in its mailbox.
+    pub pending_messages: usize,
+    /// What it waits for.
+    pub waiting_for: WaitingFor,
+}
+
+/// What a blocked model waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitingFor {
+    /// A reply from the named model.
+    Reply {
+        /// The replier's instance name (or type, if never added).
+        from: String,
+    },
+    /// Room in the named model's full mailbox.
+    MailboxSpace {
+        /// The recipient's instance name.
+        of: String,
+    },
+    /// A future that was not created by this framework.
+    Other,
+}
+
+/// A required port left unconnected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingConnection {
+    /// The model instance.
+    pub model: String,
+    /// The model type.
+    pub model_type: &'static str,
+    /// The port, with its type, e.g. `heater: Output<bool>`.
+    pub port: String,
+}
+
+impl SimulationError {
+    /// True for errors after which the simulation cannot continue.
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            SimulationError::Deadlock { .. }
+                | SimulationError::ModelPanic { .. }
+                | SimulationError::Timeout { .. }
+        )
+    }
+}
+
+impl fmt::Display for SimulationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimulationError::Deadlock { time, models } => {
+                write!(f, "deadlock at {time}: ")?;
+                for (i, m) in models.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{m}")?;
+                }
+                Ok(())
+            }
+            SimulationError::ModelPanic {
+                time,
+                model,
+                model_type,
+                message,
+            } => write!(f, "model `{model}` ({model_type}) panicked at {time}: {message}"),
+            SimulationError::Timeout { time, limit } => write!(
+                f,
+                "simulation call timed out after {limit:?} of wall-clock time, at simulation time {time}"
+            ),
+            SimulationError::Halted { time } => write!(f, "simulation halted at {time}"),
+            SimulationError::InvalidTime { now, requested } => write!(
+                f,
+                "invalid time {requested}: it is before the current time {now}"
+            ),
+            SimulationError::Scheduling(e) => e.fmt(f),
+            SimulationError::NoRecipient {
+                sender,
+                model_type,
+                port,
+            } => {
+                let sender = sender.as_deref().map_or("the bench".to_string(), |s| format!("model `{s}`"));
+                write!(
+                    f,
+                    "{sender} sent a message to input `{port}` of a `{model_type}` whose mailbox was never added to the bench; the message was dropped"
+                )
+            }
+            SimulationError::MissingConnections(missing) => {
+                f.write_str("required ports left unconnected: ")?;
+                for (i, m) in missing.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "`{}.{}` ({})", m.model, m.port, m.model_type)?;
+                }
+                Ok(())
+            }
+            SimulationError::DuplicateModelName(name) => write!(
+                f,
+                "two models were added under the name `{name}`; model names must be unique"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for BlockedModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` ({}) ", self.model, self.model_type)?;
+        match &self.waiting_for {
+            WaitingFor::Reply { from } => write!(f, "waits for a reply from `{from}`")?,
+            WaitingFor::MailboxSpace { of } => {
+                write!(f, "waits for room in the full mailbox of `{of}`")?
+            }
+            WaitingFor::Other => f.write_str("waits on a future outside the simulation")?,
+        }
+        write!(f, " with {} message(s) pending", self.pending_messages)
+    }
+}
+
+impl std::error::Error for SimulationError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SimulationError::Scheduling(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<SchedulingError> for SimulationError {
+    fn from(e: SchedulingError) -> Self {
+        SimulationError::Scheduling(e)
+    }
+}

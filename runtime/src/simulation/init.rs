@@ -1,0 +1,165 @@
+//! Building a bench: adding models, then initialising the simulation.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::future::poll_fn;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::error::{MissingConnection, SimulationError};
+use super::Simulation;
+use crate::context::Context;
+use crate::executor::st::TaskFuture;
+use crate::executor::{MailboxProbe, TaskMeta};
+use crate::mailbox::Mailbox;
+use crate::model::Model;
+use crate::scheduler::SchedulerCore;
+use crate::time::SimTime;
+
+/// A model added to the bench, waiting for `init`.
+struct PendingModel {
+    /// The model's task: init hook, then the message loop.
+    future: TaskFuture,
+    /// Who it is.
+    meta: TaskMeta,
+}
+
+/// The builder of a simulation bench.
+///
+/// ```
+/// # use causim::prelude::*;
+/// # use std::time::Duration;
+/// let simu = SimInit::new()
+///     .with_timeout(Duration::from_secs(10))
+///     .init(SimTime::ZERO)
+///     .unwrap();
+/// assert_eq!(simu.time(), SimTime::ZERO);
+/// ```
+pub struct SimInit {
+    /// The schedule and clock, shared with the models' contexts.
+    core: Arc<SchedulerCore>,
+    /// Models in the order they were added.
+    models: Vec<PendingModel>,
+    /// Names already used.
+    names: HashSet<Arc<str>>,
+    /// The first name used twice.
+    duplicate: Option<String>,
+    /// Required ports left unconnected, over all models.
+    missing: Vec<MissingConnection>,
+    /// Wall-clock limit of each simulation call.
+    timeout: Option<Duration>,
+}
+
+impl SimInit {
+    /// An empty bench.
+    pub fn new() -> Self {
+        SimInit {
+            core: Arc::new(SchedulerCore::new(SimTime::ZERO)),
+            models: Vec::new(),
+            names: HashSet::new(),
+            duplicate: None,
+            missing: Vec::new(),
+            timeout: None,
+        }
+    }
+
+    /// Limits the wall-clock time of each simulation call (`step`,
+    /// `run`, `process_event`, …); a call that exceeds it returns
+    /// [`SimulationError::Timeout`]. No limit by default.
+    ///
+    /// The limit is checked between message deliveries: a single model
+    /// method that never returns cannot be interrupted on one thread.
+    pub fn with_timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// Adds a model under a unique `name`, with the mailbox that its
+    /// connections point to.
+    ///
+    /// Connect the model's outputs and requestors before adding it: the
+    /// model is moved into the bench here.
+    pub fn add_model<M: Model>(
+        mut self,
+        model: M,
+        mailbox: Mailbox<M>,
+        name: impl Into<String>,
+    ) -> Self {
+        let name: Arc<str> = Arc::from(name.into());
+        let model_type = M::metadata().type_name;
+        if !self.names.insert(name.clone()) && self.duplicate.is_none() {
+            self.duplicate = Some(name.to_string());
+        }
+        self.record_missing_connections(&model, &name);
+        mailbox.channel().bind(name.clone());
+        // Models schedule with origins 1, 2, … in add order (0 is the bench).
+        let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
+        let cx = Context::new(mailbox.address(), name.clone(), origin, self.core.clone());
+        let probe: Arc<dyn MailboxProbe> = mailbox.channel().clone();
+        self.models.push(PendingModel {
+            future: Box::pin(run_model(model, mailbox, cx)),
+            meta: TaskMeta {
+                name,
+                model_type,
+                mailbox: Some(probe),
+            },
+        });
+        self
+    }
+
+    /// Notes the required ports that `model` left unconnected.
+    fn record_missing_connections<M: Model>(&mut self, model: &M, name: &Arc<str>) {
+        let mut ports = Vec::new();
+        model.unconnected_required_ports(&mut ports);
+        self.missing
+            .extend(ports.into_iter().map(|port| MissingConnection {
+                model: name.to_string(),
+                model_type: M::metadata().type_name,
+                port: port.to_string(),
+            }));
+    }
+
+    /// Checks the bench, sets the clock to `start`, runs every model's
+    /// `init` hook and the messages they cause, and returns the simulation.
+    pub fn init(self, start: SimTime) -> Result<Simulation, SimulationError> {
+        if let Some(name) = self.duplicate {
+            return Err(SimulationError::DuplicateModelName(name));
+        }
+        if !self.missing.is_empty() {
+            return Err(SimulationError::MissingConnections(self.missing));
+        }
+        self.core.set_time(start);
+        let mut simulation = Simulation::new(self.core, self.timeout);
+        for model in self.models {
+            simulation.executor.spawn(model.future, model.meta);
+        }
+        let deadline = simulation.deadline();
+        simulation.settle(deadline)?;
+        Ok(simulation)
+    }
+}
+
+impl Default for SimInit {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for SimInit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SimInit")
+            .field("models", &self.models.len())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// A model's task: the init hook, then one message at a time, forever.
+async fn run_model<M: Model>(mut model: M, mailbox: Mailbox<M>, mut cx: Context<M>) {
+    model.init(&mut cx).await;
+    let channel = mailbox.channel();
+    loop {
+        let message = poll_fn(|task_cx| channel.poll_pop(task_cx)).await;
+        model.dispatch(message, &mut cx).await;
+    }
+}
