@@ -77,16 +77,17 @@
 //!         }
 //!     }
 //!
-//!     fn metadata() -> &'static ModelMetadata {
-//!         static METADATA: ModelMetadata = ModelMetadata {
+//!     fn metadata() -> ModelMetadata {
+//!         ModelMetadata {
 //!             type_name: "Counter",
-//!             ports: &[
+//!             inputs: &[
 //!                 PortMetadata { name: "add", kind: PortKind::Input, payload: "u64", reply: None, required: false },
 //!                 PortMetadata { name: "read", kind: PortKind::Replier, payload: "()", reply: Some("u64"), required: false },
+//!             ],
+//!             outputs: &[
 //!                 PortMetadata { name: "total", kind: PortKind::Output, payload: "u64", reply: None, required: false },
 //!             ],
-//!         };
-//!         &METADATA
+//!         }
 //!     }
 //! }
 //!
@@ -116,6 +117,11 @@ use crate::context::Context;
 /// The contract between a model and the runtime.
 ///
 /// Implemented by `#[model]`, or by hand (see the [module docs](self)).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a model",
+    label = "`{Self}` does not implement `causim::Model`",
+    note = "add `#[model]` to both the struct and its inherent impl block, or implement `causim::Model` by hand"
+)]
 pub trait Model: Sized + Send + 'static {
     /// The messages this model accepts: one variant per input or replier.
     type Message: Send + 'static;
@@ -139,7 +145,7 @@ pub trait Model: Sized + Send + 'static {
     }
 
     /// Static description of the model: its type name and its ports.
-    fn metadata() -> &'static ModelMetadata;
+    fn metadata() -> ModelMetadata;
 
     /// Appends the required output or requestor ports left unconnected.
     ///
@@ -152,18 +158,29 @@ pub trait Model: Sized + Send + 'static {
 
 /// Static description of a model type, for diagnostics, tracing and
 /// topology export.
+///
+/// Receiving ports (methods) and sending ports (fields) are kept in two
+/// lists because they are declared in two places: `#[model]` on the impl
+/// block sees the methods, `#[model]` on the struct sees the fields.
 #[derive(Debug, Clone, Copy)]
 pub struct ModelMetadata {
     /// The model's type name as written in its source.
     pub type_name: &'static str,
-    /// Every port: inputs, repliers, outputs and requestors.
-    pub ports: &'static [PortMetadata],
+    /// Inputs and repliers, in declaration order.
+    pub inputs: &'static [PortMetadata],
+    /// Outputs and requestors, in declaration order.
+    pub outputs: &'static [PortMetadata],
 }
 
 impl ModelMetadata {
+    /// Every port: receiving ports first, then sending ports.
+    pub fn ports(&self) -> impl Iterator<Item = &'static PortMetadata> {
+        self.inputs.iter().chain(self.outputs.iter())
+    }
+
     /// The port called `name`, if any.
     pub fn port(&self, name: &str) -> Option<&'static PortMetadata> {
-        self.ports.iter().find(|port| port.name == name)
+        self.ports().find(|port| port.name == name)
     }
 }
 
