@@ -30,7 +30,18 @@ pub mod model;
 pub mod ports;
 pub mod scheduler;
 pub mod simulation;
+pub(crate) mod sync;
 pub mod time;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+/// Lets the macros' generated paths (`::causim::…`) resolve inside this
+/// crate's own unit tests.
+extern crate self as causim;
+
+pub use causim_macros::{init, input, model, replier};
 
 pub use context::Context;
 pub use mailbox::{Address, IntoAddress, Mailbox};
@@ -55,5 +66,6 @@ pub mod prelude {
     pub use crate::scheduler::{Event, EventKey, Scheduler};
     pub use crate::simulation::{SimInit, Simulation, SimulationError};
     pub use crate::time::SimTime;
+    pub use causim_macros::{init, input, model, replier};
     pub use std::time::Duration;
 }

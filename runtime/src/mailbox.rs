@@ -11,9 +11,12 @@
 //!   [`SimulationError::NoRecipient`](crate::SimulationError::NoRecipient).
 
 pub(crate) mod channel;
+pub(crate) mod queue;
+mod wait_list;
 
 use std::fmt;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use crate::model::Model;
 use channel::Channel;
@@ -63,6 +66,14 @@ impl<M: Model> Mailbox<M> {
     pub(crate) fn channel(&self) -> &Arc<Channel<M::Message>> {
         &self.channel
     }
+
+    /// Takes the oldest message, or registers the model task's waker.
+    pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<M::Message> {
+        // SAFETY: a `Mailbox` is the only consumer of its channel: it is
+        // made with a fresh channel, is not `Clone`, and `&mut self` rules
+        // out two concurrent calls.
+        unsafe { self.channel.poll_pop(cx) }
+    }
 }
 
 impl<M: Model> Default for Mailbox<M> {
@@ -74,7 +85,9 @@ impl<M: Model> Default for Mailbox<M> {
 impl<M: Model> Drop for Mailbox<M> {
     /// The model is gone: later sends are no-ops.
     fn drop(&mut self) {
-        self.channel.close();
+        // SAFETY: the mailbox is its channel's only consumer (see
+        // `poll_recv`), and `&mut self` rules out a concurrent pop.
+        unsafe { self.channel.close() };
     }
 }
 

@@ -25,8 +25,7 @@ pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
 
 use crate::executor::current::{self, Waiting};
-use crate::executor::st::{Executor, RunError, Stuck};
-use crate::executor::TaskMeta;
+use crate::executor::{Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
 use crate::ports::{QuerySource, ReplierFor, Requestor};
 use crate::scheduler::action::Action;
@@ -51,9 +50,9 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    pub(crate) fn new(core: Arc<SchedulerCore>, timeout: Option<Duration>) -> Self {
+    pub(crate) fn new(core: Arc<SchedulerCore>, timeout: Option<Duration>, threads: usize) -> Self {
         Simulation {
-            executor: Executor::new(),
+            executor: Executor::new(threads),
             core,
             timeout,
             fatal: None,
@@ -312,7 +311,9 @@ impl Simulation {
     ) -> Result<(), SimulationError> {
         let mut cx = TaskContext::from_waker(Waker::noop());
         loop {
-            let poll = action.poll_fire(&mut cx);
+            // As part of the executor, so that the recipient is queued on
+            // this thread and runs here first.
+            let poll = self.executor.enter(|| action.poll_fire(&mut cx));
             let report = current::take();
             if let Some(unbound) = report.unbound {
                 self.pending_unbound.get_or_insert((None, unbound));

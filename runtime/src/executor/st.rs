@@ -144,7 +144,9 @@ impl Executor {
         } else {
             self.tasks[id] = Some(task);
         }
-        self.tasks[id].as_ref().map(|t| t.waker.wake_by_ref());
+        if let Some(task) = &self.tasks[id] {
+            task.waker.wake_by_ref();
+        }
     }
 
     /// Polls woken tasks until none is left, a task panics, or `deadline`
@@ -158,7 +160,7 @@ impl Executor {
             };
             // Look at the clock now and then.
             polls = polls.wrapping_add(1);
-            if polls % POLLS_PER_DEADLINE_CHECK == 0
+            if polls.is_multiple_of(POLLS_PER_DEADLINE_CHECK)
                 && deadline.is_some_and(|d| Instant::now() >= d)
             {
                 self.queue.lock().push_front(id);

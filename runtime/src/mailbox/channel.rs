@@ -1,21 +1,26 @@
-//! The bounded multi-producer, single-consumer queue behind a mailbox.
+//! The bounded multi-producer, single-consumer channel behind a mailbox.
 //!
-//! Capacity is fixed when the mailbox is made and the storage is allocated
-//! once, so a send never allocates. A producer that finds the queue full
-//! registers its waker and is woken when the consumer frees a slot; a
-//! consumer that finds it empty registers its waker and is woken by the next
-//! push.
+//! A lock-free [array queue](super::queue) holds the messages; its capacity
+//! is fixed when the mailbox is made and the storage is allocated once, so a
+//! send never allocates. The consumer (the model's task) waits on an empty
+//! queue through a [`DiatomicWaker`], which every push notifies; a producer
+//! that finds the queue full registers in the [`WaitList`] and is woken when
+//! the consumer frees a slot.
 //!
 //! Producers hand in a *constructor* rather than a message
 //! ([`Channel::try_push_with`]): the message is only built once a slot is
-//! known to be free, so a full queue hands the argument back intact and
-//! mapping closures run exactly once per delivered message.
+//! claimed, so a full queue hands the argument back intact and mapping
+//! closures run exactly once per delivered message.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::task::{Context, Poll, Waker};
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 
+use diatomic_waker::DiatomicWaker;
+
+use super::queue::{ArrayQueue, Claim, ClaimError};
+use super::wait_list::WaitList;
 use crate::executor::current;
+use crate::sync::atomic::{AtomicBool, Ordering};
 
 /// What a mailbox knows about the model that owns it once it is added to a
 /// bench.
@@ -27,26 +32,19 @@ pub(crate) struct Binding {
 
 /// A bounded MPSC queue with async wake-ups on both sides.
 pub(crate) struct Channel<T> {
-    /// Queue, wakers and liveness, under one lock.
-    state: Mutex<State<T>>,
-    /// Maximum number of queued messages.
-    capacity: usize,
+    /// The messages.
+    queue: ArrayQueue<T>,
+    /// The consumer's waker, while it waits on an empty queue.
+    consumer: DiatomicWaker,
+    /// True while the consumer waits on an empty queue (written by the
+    /// consumer only).
+    parked: AtomicBool,
+    /// Producers waiting for a free slot.
+    producers: WaitList,
     /// Set once, when the owning model is added to a bench.
     binding: OnceLock<Binding>,
     /// The model type, for error messages.
     model_type: &'static str,
-}
-
-/// The lock-protected part of a channel.
-struct State<T> {
-    /// Queued messages, oldest first.
-    queue: VecDeque<T>,
-    /// The consumer's waker, while it waits on an empty queue.
-    consumer: Option<Waker>,
-    /// Producers waiting for a free slot.
-    producers: Vec<Waker>,
-    /// False once the consumer (the model) is gone: sends become no-ops.
-    open: bool,
 }
 
 /// Outcome of a push attempt that did not need to wait.
@@ -63,29 +61,19 @@ pub(crate) enum Pushed {
 impl<T> Channel<T> {
     /// A channel holding at most `capacity` messages (at least one).
     pub(crate) fn new(capacity: usize, model_type: &'static str) -> Self {
-        let capacity = capacity.max(1);
         Channel {
-            state: Mutex::new(State {
-                queue: VecDeque::with_capacity(capacity),
-                consumer: None,
-                producers: Vec::new(),
-                open: true,
-            }),
-            capacity,
+            queue: ArrayQueue::new(capacity),
+            consumer: DiatomicWaker::new(),
+            parked: AtomicBool::new(false),
+            producers: WaitList::new(),
             binding: OnceLock::new(),
             model_type,
         }
     }
 
-    /// Locks the state; a panic elsewhere never leaves it inconsistent
-    /// because every critical section is panic-free, so poisoning is ignored.
-    fn lock(&self) -> MutexGuard<'_, State<T>> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// The capacity given at construction.
     pub(crate) fn capacity(&self) -> usize {
-        self.capacity
+        self.queue.capacity()
     }
 
     /// The model type this channel feeds.
@@ -119,78 +107,97 @@ impl<T> Channel<T> {
         if self.binding.get().is_none() {
             return Ok(Pushed::Unbound);
         }
-        let mut state = self.lock();
-        // A model that no longer exists swallows messages.
-        if !state.open {
-            return Ok(Pushed::Closed);
-        }
-        // Full: wait for the consumer to free a slot.
-        if state.queue.len() >= self.capacity {
-            let waker = cx.waker();
-            if !state.producers.iter().any(|w| w.will_wake(waker)) {
-                state.producers.push(waker.clone());
-            }
-            return Err(arg);
-        }
-        // Free slot: build the message and wake the consumer.
-        if let Some(message) = make(arg) {
-            state.queue.push_back(message);
-            let consumer = state.consumer.take();
-            drop(state);
-            if let Some(waker) = consumer {
-                waker.wake();
-            }
-        }
+        let claim = match self.claim_or_wait(cx) {
+            Ok(claim) => claim,
+            // A model that no longer exists swallows messages.
+            Err(ClaimError::Closed) => return Ok(Pushed::Closed),
+            Err(ClaimError::Full) => return Err(arg),
+        };
+        // A slot is ours: build the message (a filtered value leaves a
+        // hole, which the consumer must still be woken to skip).
+        claim.write(make(arg));
+        self.consumer.notify();
         Ok(Pushed::Delivered)
     }
 
-    /// Pops the oldest message, or registers the consumer's waker.
-    pub(crate) fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<T> {
-        let mut state = self.lock();
-        match state.queue.pop_front() {
-            Some(message) => {
-                // Leaving a full queue: every waiting producer may retry.
-                let producers = if state.producers.is_empty() {
-                    Vec::new()
-                } else {
-                    std::mem::take(&mut state.producers)
-                };
-                drop(state);
-                producers.into_iter().for_each(Waker::wake);
-                Poll::Ready(message)
+    /// Claims a slot, or registers `cx`'s waker when the queue stays full
+    /// after registering.
+    fn claim_or_wait(&self, cx: &mut Context<'_>) -> Result<Claim<'_, T>, ClaimError> {
+        match self.queue.claim() {
+            Err(ClaimError::Full) => {
+                self.producers.register(cx.waker());
+                // The consumer may have freed a slot before it saw us.
+                self.queue.claim()
             }
-            None => {
-                match &mut state.consumer {
-                    Some(w) if w.will_wake(cx.waker()) => {}
-                    slot => *slot = Some(cx.waker().clone()),
-                }
-                Poll::Pending
-            }
+            other => other,
         }
+    }
+
+    /// Pops the oldest message, or registers the consumer's waker.
+    ///
+    /// # Safety
+    ///
+    /// Only the channel's single consumer (the owning [`Mailbox`]) may call
+    /// this, never from two threads at once.
+    ///
+    /// [`Mailbox`]: crate::Mailbox
+    pub(crate) unsafe fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<T> {
+        // SAFETY: forwarded from the caller: we are the only consumer.
+        if let Some(message) = unsafe { self.queue.pop() } {
+            return Poll::Ready(self.took(message));
+        }
+        // Register, then look again: a push between the two either is
+        // seen now or notifies the waker.
+        // SAFETY: only the single consumer registers or unregisters.
+        unsafe { self.consumer.register(cx.waker()) };
+        // SAFETY: as above, we are the only consumer.
+        if let Some(message) = unsafe { self.queue.pop() } {
+            // SAFETY: only the single consumer registers or unregisters.
+            unsafe { self.consumer.unregister() };
+            return Poll::Ready(self.took(message));
+        }
+        // Popping may have skipped holes: that frees slots too.
+        self.producers.wake_all();
+        self.parked.store(true, Ordering::Release);
+        Poll::Pending
+    }
+
+    /// Bookkeeping after the consumer took `message`.
+    fn took(&self, message: T) -> T {
+        if self.parked.load(Ordering::Relaxed) {
+            self.parked.store(false, Ordering::Release);
+        }
+        // Leaving a full queue: every waiting producer may retry.
+        self.producers.wake_all();
+        message
     }
 
     /// True when the consumer waits on an empty queue: the model is idle.
     pub(crate) fn is_idle(&self) -> bool {
-        let state = self.lock();
-        state.queue.is_empty() && state.consumer.is_some()
+        self.parked.load(Ordering::Acquire) && self.queue.len() == 0
     }
 
     /// Number of queued messages.
     pub(crate) fn len(&self) -> usize {
-        self.lock().queue.len()
+        self.queue.len()
     }
 
     /// Closes the channel when the model goes away: queued messages are
-    /// dropped (abandoning their reply slots) and waiting producers released.
-    pub(crate) fn close(&self) {
-        let mut state = self.lock();
-        state.open = false;
-        let queue = std::mem::take(&mut state.queue);
-        let producers = std::mem::take(&mut state.producers);
-        state.consumer = None;
-        drop(state);
-        drop(queue);
-        producers.into_iter().for_each(Waker::wake);
+    /// dropped (abandoning their reply slots), later sends are no-ops and
+    /// waiting producers are released.
+    ///
+    /// # Safety
+    ///
+    /// As for [`poll_pop`](Channel::poll_pop): only the single consumer may
+    /// call this.
+    pub(crate) unsafe fn close(&self) {
+        if self.queue.close() {
+            // SAFETY: forwarded from the caller: we are the only consumer.
+            unsafe { self.queue.drain_closed() };
+        }
+        // SAFETY: as above, we are the only consumer.
+        unsafe { self.consumer.unregister() };
+        self.producers.wake_all();
     }
 }
 
@@ -198,4 +205,93 @@ impl<T> Channel<T> {
 /// simulation. Sends from the bench are checked before they start.
 pub(crate) fn report_unbound(model_type: &'static str, port: &'static str) {
     current::report_unbound_recipient(model_type, port);
+}
+
+#[cfg(all(test, causim_loom))]
+mod loom_tests {
+    use super::*;
+    use loom::future::block_on;
+    use loom::thread;
+    use std::future::poll_fn;
+
+    /// A bound channel of `capacity`.
+    fn channel(capacity: usize) -> Arc<Channel<u32>> {
+        let channel = Arc::new(Channel::new(capacity, "Test"));
+        channel.bind(Arc::from("test"));
+        channel
+    }
+
+    /// Sends `value`, waiting while the channel is full.
+    fn send(channel: &Channel<u32>, value: u32) {
+        let mut arg = Some(value);
+        block_on(poll_fn(|cx| {
+            let value = arg.take().expect("polled after completion");
+            match channel.try_push_with(value, Some, cx) {
+                Ok(pushed) => {
+                    assert_eq!(pushed, Pushed::Delivered);
+                    Poll::Ready(())
+                }
+                Err(value) => {
+                    arg = Some(value);
+                    Poll::Pending
+                }
+            }
+        }));
+    }
+
+    /// Receives a message, waiting while the channel is empty.
+    fn recv(channel: &Channel<u32>) -> u32 {
+        // SAFETY: the test's main thread is the only consumer.
+        block_on(poll_fn(|cx| unsafe { channel.poll_pop(cx) }))
+    }
+
+    #[test]
+    fn loom_channel_wakes_consumer_and_full_producer() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(|| {
+            let channel = channel(1);
+            let producer = {
+                let channel = channel.clone();
+                thread::spawn(move || {
+                    send(&channel, 1);
+                    send(&channel, 2);
+                })
+            };
+            assert_eq!(recv(&channel), 1);
+            assert_eq!(recv(&channel), 2);
+            producer.join().unwrap();
+            assert!(channel.is_idle() || channel.len() == 0);
+        });
+    }
+
+    #[test]
+    fn loom_channel_close_releases_waiting_producer() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(|| {
+            let channel = channel(1);
+            let producer = {
+                let channel = channel.clone();
+                thread::spawn(move || {
+                    for value in 0..2 {
+                        let mut arg = Some(value);
+                        block_on(poll_fn(|cx| {
+                            match channel.try_push_with(arg.take().unwrap(), Some, cx) {
+                                Ok(_) => Poll::Ready(()),
+                                Err(value) => {
+                                    arg = Some(value);
+                                    Poll::Pending
+                                }
+                            }
+                        }));
+                    }
+                })
+            };
+            // SAFETY: the test's main thread is the only consumer.
+            unsafe { channel.close() };
+            producer.join().unwrap();
+            assert_eq!(channel.len(), 0);
+        });
+    }
 }

@@ -160,9 +160,9 @@ impl<M: Model, T, R> ReplierFor<T, R> for ReplierPort<M, T, R> {
 /// An input port of model `M` taking `T`: what a model may schedule on
 /// itself through its [`Context`](crate::Context).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not an input port of `{M}` that accepts `{T}`",
+    message = "`{Self}` is not an input port of `{M}`",
     label = "a model can only schedule events on its own input ports",
-    note = "this context belongs to `{M}`: use `{M}::ports().<input>` with a `{T}` payload",
+    note = "this context belongs to `{M}`: use one of its inputs, `{M}::ports().<input>`, with a payload of the input's type",
     note = "to act on another model, send through an output, or schedule from the bench with `Scheduler`"
 )]
 pub trait OwnInput<M: Model, T> {

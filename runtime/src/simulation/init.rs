@@ -9,8 +9,7 @@ use std::time::Duration;
 use super::error::{MissingConnection, SimulationError};
 use super::Simulation;
 use crate::context::Context;
-use crate::executor::st::TaskFuture;
-use crate::executor::{MailboxProbe, TaskMeta};
+use crate::executor::{MailboxProbe, TaskFuture, TaskMeta};
 use crate::mailbox::Mailbox;
 use crate::model::Model;
 use crate::scheduler::SchedulerCore;
@@ -48,6 +47,8 @@ pub struct SimInit {
     missing: Vec<MissingConnection>,
     /// Wall-clock limit of each simulation call.
     timeout: Option<Duration>,
+    /// Threads that poll the models; 1 is the deterministic executor.
+    threads: usize,
 }
 
 impl SimInit {
@@ -60,6 +61,7 @@ impl SimInit {
             duplicate: None,
             missing: Vec::new(),
             timeout: None,
+            threads: default_threads(),
         }
     }
 
@@ -72,6 +74,42 @@ impl SimInit {
     pub fn with_timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
         self
+    }
+
+    /// Runs the models on `threads` threads (at least 1).
+    ///
+    /// - `1`: the **deterministic** single-threaded executor. Models are
+    ///   polled in one fixed order, so identical inputs give bit-identical
+    ///   runs on any machine. Choose it for reproducible results, debugging
+    ///   and tests that compare traces.
+    /// - `n > 1`: the multi-threaded executor: the calling thread and
+    ///   `n - 1` worker threads, with work stealing. Models run in parallel
+    ///   within a time step. Every ordering guarantee between two models
+    ///   holds (messages from one sender arrive in send order; both causal
+    ///   messaging rules; same-time events in `(time, origin, seq)` order),
+    ///   but the interleaving of different models varies from run to run.
+    ///
+    /// **Default**: the machine's available parallelism
+    /// ([`std::thread::available_parallelism`]), which is *not*
+    /// deterministic unless the machine has a single core. Call
+    /// `with_threads(1)` whenever runs must be repeatable.
+    ///
+    /// Dropping the [`Simulation`] joins the worker threads.
+    ///
+    /// ```
+    /// # use causim::prelude::*;
+    /// let deterministic = SimInit::new().with_threads(1).init(SimTime::ZERO).unwrap();
+    /// let parallel = SimInit::new().with_threads(4).init(SimTime::ZERO).unwrap();
+    /// # drop((deterministic, parallel));
+    /// ```
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The number of threads the simulation will run on.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Adds a model under a unique `name`, with the mailbox that its
@@ -121,6 +159,10 @@ impl SimInit {
 
     /// Checks the bench, sets the clock to `start`, runs every model's
     /// `init` hook and the messages they cause, and returns the simulation.
+    ///
+    /// Fails if a model's `init` hook panics, deadlocks, or sends to a
+    /// mailbox that was never added to the bench
+    /// ([`SimulationError::NoRecipient`]).
     pub fn init(self, start: SimTime) -> Result<Simulation, SimulationError> {
         if let Some(name) = self.duplicate {
             return Err(SimulationError::DuplicateModelName(name));
@@ -129,12 +171,17 @@ impl SimInit {
             return Err(SimulationError::MissingConnections(self.missing));
         }
         self.core.set_time(start);
-        let mut simulation = Simulation::new(self.core, self.timeout);
+        let mut simulation = Simulation::new(self.core, self.timeout, self.threads);
         for model in self.models {
             simulation.executor.spawn(model.future, model.meta);
         }
         let deadline = simulation.deadline();
         simulation.settle(deadline)?;
+        // A message an init hook sent to a mailbox never added is a wiring
+        // error like a missing connection: report it now. Left for a later
+        // call, it would be blamed on that call's step, or lost if no call
+        // ever processes a step.
+        simulation.check_unbound()?;
         Ok(simulation)
     }
 }
@@ -150,16 +197,21 @@ impl fmt::Debug for SimInit {
         f.debug_struct("SimInit")
             .field("models", &self.models.len())
             .field("timeout", &self.timeout)
+            .field("threads", &self.threads)
             .finish()
     }
 }
 
+/// The default thread count: the machine's available parallelism.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// A model's task: the init hook, then one message at a time, forever.
-async fn run_model<M: Model>(mut model: M, mailbox: Mailbox<M>, mut cx: Context<M>) {
+async fn run_model<M: Model>(mut model: M, mut mailbox: Mailbox<M>, mut cx: Context<M>) {
     model.init(&mut cx).await;
-    let channel = mailbox.channel();
     loop {
-        let message = poll_fn(|task_cx| channel.poll_pop(task_cx)).await;
+        let message = poll_fn(|task_cx| mailbox.poll_recv(task_cx)).await;
         model.dispatch(message, &mut cx).await;
     }
 }

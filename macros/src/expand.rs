@@ -1,0 +1,114 @@
+//! Code generation: parse → validate → expand, on `proc_macro2` types only,
+//! so that tests can call these functions on `quote!` input and snapshot
+//! the result.
+
+mod fields;
+mod methods;
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::{ImplItem, Item};
+
+use crate::ast::{self, ModelArgs, Role};
+use crate::valid::{self, Ctxt};
+
+/// `#[model]`: dispatches to the struct half or the impl half.
+pub fn model(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let parsed: Item = match syn::parse2(item.clone()) {
+        Ok(parsed) => parsed,
+        Err(error) => return with_errors(item, error),
+    };
+    let mut cx = Ctxt::new();
+    let args = ModelArgs::parse(attr).unwrap_or_else(|error| {
+        cx.push(error);
+        ModelArgs { args: Vec::new() }
+    });
+    match &parsed {
+        Item::Struct(item) => {
+            let ast = ast::Struct::parse(item);
+            let model = valid::check_struct(&mut cx, &args, &ast);
+            let generated = fields::expand(&model);
+            let item = strip_struct(item.clone());
+            finish(cx, quote!(#item #generated))
+        }
+        Item::Impl(item) => {
+            let ast = ast::Impl::parse(item);
+            let model = valid::check_impl(&mut cx, &args, &ast);
+            let generated = methods::expand(&model);
+            let item = strip_impl(item.clone());
+            finish(cx, quote!(#item #generated))
+        }
+        other => {
+            let span = match other {
+                Item::Enum(e) => e.enum_token.span(),
+                Item::Fn(f) => f.sig.fn_token.span(),
+                Item::Trait(t) => t.trait_token.span(),
+                Item::Union(u) => u.union_token.span(),
+                Item::Mod(m) => m.mod_token.span(),
+                _ => other.span(),
+            };
+            cx.error_at(
+                span,
+                "`#[model]` applies to a struct and to its inherent impl block, nothing else",
+            );
+            finish(cx, item)
+        }
+    }
+}
+
+/// `#[input]`, `#[replier]` or `#[init]` outside a `#[model]` impl block:
+/// an error at the attribute, and the item unchanged.
+pub fn misplaced(role: &str, item: TokenStream) -> TokenStream {
+    let error = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        format_args!(
+            "`#[{role}]` only works on a method of an impl block marked `#[model]`; add `#[model]` to the impl block"
+        ),
+    );
+    with_errors(item, error)
+}
+
+/// The generated tokens followed by the collected errors, if any.
+fn finish(cx: Ctxt, tokens: TokenStream) -> TokenStream {
+    match cx.finish() {
+        Some(error) => with_errors(tokens, error),
+        None => tokens,
+    }
+}
+
+fn with_errors(tokens: TokenStream, error: syn::Error) -> TokenStream {
+    let errors = error.to_compile_error();
+    quote!(#tokens #errors)
+}
+
+/// The struct without the `#[required]` attributes that `#[model]` consumed.
+fn strip_struct(mut item: syn::ItemStruct) -> syn::ItemStruct {
+    for field in &mut item.fields {
+        field.attrs.retain(|a| !a.path().is_ident("required"));
+    }
+    item
+}
+
+/// The impl block without the port attributes that `#[model]` consumed.
+fn strip_impl(mut item: syn::ItemImpl) -> syn::ItemImpl {
+    for impl_item in &mut item.items {
+        let attrs = match impl_item {
+            ImplItem::Fn(f) => &mut f.attrs,
+            ImplItem::Const(c) => &mut c.attrs,
+            ImplItem::Type(t) => &mut t.attrs,
+            ImplItem::Macro(m) => &mut m.attrs,
+            _ => continue,
+        };
+        attrs.retain(|a| Role::of(a).is_none());
+    }
+    item
+}
+
+/// `Some(x)` / `None` as tokens.
+fn option(value: Option<impl ToTokens>) -> TokenStream {
+    match value {
+        Some(value) => quote!(Some(#value)),
+        None => quote!(None),
+    }
+}

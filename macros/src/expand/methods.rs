@@ -1,0 +1,411 @@
+//! The impl half of `#[model]`: the message enum, the ports struct and its
+//! accessor, and the `Model` impl (dispatch, init hook, metadata).
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{GenericParam, Generics};
+
+use super::option;
+use crate::ast::is_unit;
+use crate::valid::{port_name, type_name, ModelImpl, PortKind, RecvPort};
+
+pub fn expand(model: &ModelImpl<'_>) -> TokenStream {
+    if !model.generate {
+        return TokenStream::new();
+    }
+    let message = message_enum(model);
+    let ports = ports_struct(model);
+    let model_impl = model_impl(model);
+    let debug = debug_impls(model);
+    let checks = payload_checks(model);
+    let krate = &model.settings.krate;
+    quote! {
+        #message
+        #ports
+        const _: () = {
+            use #krate::__private as causim;
+
+            #model_impl
+            #debug
+            #checks
+        };
+    }
+}
+
+/// The marker variant of a generic model's message enum, which uses every
+/// type parameter (a payload need not), and cannot be built.
+fn marker(model: &ModelImpl<'_>) -> Option<(TokenStream, TokenStream)> {
+    let params: Vec<TokenStream> = model
+        .item
+        .generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Type(t) => {
+                let ident = &t.ident;
+                Some(quote!(#ident))
+            }
+            GenericParam::Const(c) => {
+                let ident = &c.ident;
+                Some(quote!([(); #ident]))
+            }
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    if params.is_empty() {
+        return None;
+    }
+    let krate = &model.settings.krate;
+    let variant = quote! {
+        #[doc(hidden)]
+        __Marker(
+            #krate::__private::Infallible,
+            #krate::__private::PhantomData<fn() -> (#(#params,)*)>,
+        )
+    };
+    let message = &model.message;
+    let arm = quote!(#message::__Marker(never, _) => match never {});
+    Some((variant, arm))
+}
+
+/// `pub enum ThermostatMessage { SetPoint(f64), … }`.
+fn message_enum(model: &ModelImpl<'_>) -> TokenStream {
+    let krate = &model.settings.krate;
+    let name = &model.name;
+    let message = &model.message;
+    let generics = &model.item.generics;
+    let where_clause = &generics.where_clause;
+    let doc = format!(" The messages of the [`{name}`] model: one variant per input or replier.");
+    let variants = model.ports.iter().map(|port| {
+        let variant = &port.variant;
+        let port_name = port_name(port.ident);
+        let payload = payload(port);
+        match port.kind {
+            PortKind::Input => {
+                let doc = format!(" A message for input `{port_name}`.");
+                quote!(#[doc = #doc] #variant(#payload))
+            }
+            _ => {
+                let doc = format!(" A request for replier `{port_name}`, with its reply slot.");
+                let reply = &port.reply;
+                quote!(#[doc = #doc] #variant(#payload, #krate::ports::ReplySender<#reply>))
+            }
+        }
+    });
+    let marker = marker(model).map(|(variant, _)| variant);
+    // Spanned at the model's name, so that a clash with a user item is
+    // reported at `impl Name`.
+    quote_spanned! {name.span()=>
+        #[doc = #doc]
+        #[allow(private_interfaces)]
+        pub enum #message #generics #where_clause {
+            #(#variants,)*
+            #marker
+        }
+    }
+}
+
+/// The payload type of a port, `()` when it has none.
+fn payload(port: &RecvPort<'_>) -> TokenStream {
+    match &port.payload {
+        Some(ty) => quote!(#ty),
+        None => quote!(()),
+    }
+}
+
+/// `pub struct ThermostatPorts { pub set_point: InputPort<Thermostat, f64>, … }`
+/// and `Thermostat::ports()`.
+fn ports_struct(model: &ModelImpl<'_>) -> TokenStream {
+    let krate = &model.settings.krate;
+    let name = &model.name;
+    let ports_struct = &model.ports_struct;
+    let self_ty = &model.item.self_ty;
+    let generics = &model.item.generics;
+    let where_clause = &generics.where_clause;
+    let ports_fn = ports_fn(model);
+    let fields = model.ports.iter().map(|port| {
+        let ident = port.ident;
+        let port_name = port_name(ident);
+        let payload = payload(port);
+        let payload_name = type_name(&payload);
+        match port.kind {
+            PortKind::Input => {
+                let doc = format!(" Input `{port_name}`, taking `{payload_name}`.");
+                quote!(#[doc = #doc] pub #ident: #krate::InputPort<#self_ty, #payload>)
+            }
+            _ => {
+                let reply = &port.reply;
+                let doc = format!(
+                    " Replier `{port_name}`, taking `{payload_name}` and replying `{}`.",
+                    type_name(reply)
+                );
+                quote!(#[doc = #doc] pub #ident: #krate::ReplierPort<#self_ty, #payload, #reply>)
+            }
+        }
+    });
+    // A generic model with no port would leave the struct's parameters
+    // unused.
+    let marker = (model.ports.is_empty() && has_type_or_const_params(generics)).then(|| {
+        quote! {
+            #[doc(hidden)]
+            pub __model: #krate::__private::PhantomData<fn() -> #self_ty>,
+        }
+    });
+    let struct_doc = format!(
+        " The typed descriptors of the inputs and repliers of [`{name}`], returned by `{name}::ports()`."
+    );
+    let ports_struct = quote_spanned! {name.span()=>
+        #[doc = #struct_doc]
+        #[allow(private_interfaces)]
+        pub struct #ports_struct #generics #where_clause {
+            #(#fields,)*
+            #marker
+        }
+    };
+    quote!(#ports_struct #ports_fn)
+}
+
+/// `impl Thermostat { pub fn ports() -> ThermostatPorts { … } }`, unless
+/// the user has a method of that name (an error reported elsewhere).
+fn ports_fn(model: &ModelImpl<'_>) -> TokenStream {
+    if !model.ports_fn {
+        return TokenStream::new();
+    }
+    let krate = &model.settings.krate;
+    let message = &model.message;
+    let ports_struct = &model.ports_struct;
+    let self_ty = &model.item.self_ty;
+    let generics = &model.item.generics;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let values = model.ports.iter().map(|port| {
+        let ident = port.ident;
+        let port_name = port_name(ident);
+        let variant = &port.variant;
+        let constructor = match port.kind {
+            PortKind::Input => quote!(#krate::InputPort::new),
+            _ => quote!(#krate::ReplierPort::new),
+        };
+        quote!(#ident: #constructor(#port_name, #message::#variant))
+    });
+    let marker_value = (model.ports.is_empty() && has_type_or_const_params(generics))
+        .then(|| quote!(__model: #krate::__private::PhantomData,));
+    let fn_doc = " The typed descriptors of this model's inputs and repliers, to connect outputs, requestors and sources to, and to schedule events on.";
+    quote! {
+        impl #impl_generics #self_ty #where_clause {
+            #[doc = #fn_doc]
+            pub fn ports() -> #ports_struct #ty_generics {
+                #ports_struct {
+                    #(#values,)*
+                    #marker_value
+                }
+            }
+        }
+    }
+}
+
+fn has_type_or_const_params(generics: &Generics) -> bool {
+    generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, GenericParam::Lifetime(_)))
+}
+
+/// `impl Model for Thermostat { … }`.
+fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
+    let self_ty = &model.item.self_ty;
+    let message = &model.message;
+    let (impl_generics, ty_generics, where_clause) = model.item.generics.split_for_impl();
+    let uses_context = model.ports.iter().any(|p| p.takes_context);
+    let cx = if uses_context {
+        quote!(cx)
+    } else {
+        quote!(_cx)
+    };
+    let arms = model.ports.iter().map(|port| {
+        let method = port.ident;
+        let variant = &port.variant;
+        let (pattern, args) = match (port.kind, &port.payload) {
+            (PortKind::Input, Some(_)) => (quote!(payload), quote!(payload)),
+            (PortKind::Input, None) => (quote!(()), quote!()),
+            (_, Some(_)) => (quote!(request), quote!(request)),
+            (_, None) => (quote!(()), quote!()),
+        };
+        let args = match (port.takes_context, args.is_empty()) {
+            (false, _) => args,
+            (true, true) => quote!(cx),
+            (true, false) => quote!(#args, cx),
+        };
+        let call = if port.is_async {
+            quote!(self.#method(#args).await)
+        } else {
+            quote!(self.#method(#args))
+        };
+        match port.kind {
+            PortKind::Input => quote!(#message::#variant(#pattern) => #call),
+            _ => quote!(#message::#variant(#pattern, reply) => reply.send(#call)),
+        }
+    });
+    let marker_arm = marker(model).map(|(_, arm)| arm);
+
+    let init = model.init.as_ref().map(|hook| {
+        let method = hook.ident;
+        let (param, args) = if hook.takes_context {
+            (quote!(cx), quote!(cx))
+        } else {
+            (quote!(_cx), quote!())
+        };
+        let call = if hook.is_async {
+            quote!(self.#method(#args).await)
+        } else {
+            quote!(self.#method(#args))
+        };
+        quote! {
+            fn init<'a>(
+                &'a mut self,
+                #param: &'a mut causim::Context<Self>,
+            ) -> impl causim::Future<Output = ()> + Send + 'a {
+                async move { #call }
+            }
+        }
+    });
+
+    let model_name = model.name.to_string();
+    let inputs = model.ports.iter().map(|port| {
+        let name = port_name(port.ident);
+        let kind = port.kind.variant();
+        let payload = type_name_of(port);
+        let reply = option(port.reply.as_ref().map(type_name));
+        quote! {
+            causim::PortMetadata {
+                name: #name,
+                kind: causim::PortKind::#kind,
+                payload: #payload,
+                reply: #reply,
+                required: false,
+            }
+        }
+    });
+    // Spanned at the model's type, so that a missing `#[model]` on the
+    // struct is reported at `impl Name`.
+    let outputs = quote_spanned!(self_ty.span()=> <Self as causim::ModelFields>::OUTPUTS);
+    let unconnected = quote_spanned! {self_ty.span()=>
+        <Self as causim::ModelFields>::unconnected_required_ports(self, missing)
+    };
+
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics causim::Model for #self_ty #where_clause {
+            type Message = #message #ty_generics;
+
+            fn dispatch<'a>(
+                &'a mut self,
+                message: Self::Message,
+                #cx: &'a mut causim::Context<Self>,
+            ) -> impl causim::Future<Output = ()> + Send + 'a {
+                async move {
+                    match message {
+                        #(#arms,)*
+                        #marker_arm
+                    }
+                }
+            }
+
+            #init
+
+            fn metadata() -> causim::ModelMetadata {
+                causim::ModelMetadata {
+                    type_name: #model_name,
+                    inputs: &[#(#inputs),*],
+                    outputs: #outputs,
+                }
+            }
+
+            fn unconnected_required_ports(
+                &self,
+                missing: &mut Vec<&'static causim::PortMetadata>,
+            ) {
+                #unconnected
+            }
+        }
+    }
+}
+
+fn type_name_of(port: &RecvPort<'_>) -> String {
+    match &port.payload {
+        Some(ty) => type_name(ty),
+        None => "()".to_owned(),
+    }
+}
+
+/// `Debug` for the message enum (variant names only: payloads need not be
+/// `Debug`) and for the ports struct.
+fn debug_impls(model: &ModelImpl<'_>) -> TokenStream {
+    let message = &model.message;
+    let ports_struct = &model.ports_struct;
+    let (impl_generics, ty_generics, where_clause) = model.item.generics.split_for_impl();
+    let message_name = message.to_string();
+    let arms = model.ports.iter().map(|port| {
+        let variant = &port.variant;
+        let text = format!("{message_name}::{variant}(..)");
+        quote!(#message::#variant(..) => f.write_str(#text))
+    });
+    let marker_arm = marker(model).map(|(_, arm)| arm);
+    let ports_name = ports_struct.to_string();
+    let fields = model.ports.iter().map(|port| {
+        let ident = port.ident;
+        let name = port_name(ident);
+        quote!(.field(#name, &self.#ident))
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics causim::fmt::Debug for #message #ty_generics #where_clause {
+            fn fmt(&self, f: &mut causim::fmt::Formatter<'_>) -> causim::fmt::Result {
+                match *self {
+                    #(#arms,)*
+                    #marker_arm
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics causim::fmt::Debug for #ports_struct #ty_generics #where_clause {
+            fn fmt(&self, f: &mut causim::fmt::Formatter<'_>) -> causim::fmt::Result {
+                f.debug_struct(#ports_name)#(#fields)*.finish()
+            }
+        }
+    }
+}
+
+/// Compile-time checks that payloads, requests and replies are
+/// `Send + 'static`, spanned at the user's types.
+fn payload_checks(model: &ModelImpl<'_>) -> TokenStream {
+    let checks: Vec<TokenStream> = model
+        .ports
+        .iter()
+        .flat_map(|port| {
+            let payload = port.payload.as_ref().filter(|ty| !is_unit(ty)).map(
+                |ty| quote_spanned!(ty.span()=> causim::payload_must_be_send_and_static::<#ty>),
+            );
+            let reply = port
+                .reply
+                .as_ref()
+                .map(|ty| quote_spanned!(ty.span()=> causim::reply_must_be_send_and_static::<#ty>));
+            payload.into_iter().chain(reply)
+        })
+        .collect();
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    let generics = &model.item.generics;
+    if generics.params.is_empty() {
+        return quote!(#(const _: fn() = #checks;)*);
+    }
+    let where_clause = &generics.where_clause;
+    quote! {
+        #[allow(dead_code)]
+        fn check_payloads #generics () #where_clause {
+            #(#checks();)*
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! Snapshots of the expansion of `#[model]`, pretty-printed with
+//! prettyplease, so that a change in the generated code shows up in review.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::expand;
+
+/// Expands the struct half and the impl half, and pretty-prints both.
+fn expand_model(item_struct: TokenStream, item_impl: TokenStream) -> String {
+    let mut out = expand::model(TokenStream::new(), item_struct);
+    out.extend(expand::model(TokenStream::new(), item_impl));
+    pretty(out)
+}
+
+fn pretty(tokens: TokenStream) -> String {
+    let file: syn::File = syn::parse2(tokens.clone())
+        .unwrap_or_else(|e| panic!("expansion does not parse: {e}\n{tokens}"));
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn minimal() {
+    insta::assert_snapshot!(expand_model(
+        quote! {
+            pub struct Counter {
+                count: u64,
+            }
+        },
+        quote! {
+            impl Counter {
+                #[input]
+                pub fn add(&mut self, n: u64) {
+                    self.count += n;
+                }
+            }
+        },
+    ));
+}
+
+#[test]
+fn sync_and_async_inputs() {
+    insta::assert_snapshot!(expand_model(
+        quote! {
+            pub struct Relay {
+                pub out: Output<u64>,
+                last: u64,
+            }
+        },
+        quote! {
+            impl Relay {
+                #[input]
+                pub fn store(&mut self, value: u64) {
+                    self.last = value;
+                }
+
+                #[input]
+                pub async fn forward(&mut self, value: u64) {
+                    self.out.send(value).await;
+                }
+
+                #[input]
+                pub async fn repeat(&mut self) {
+                    self.out.send(self.last).await;
+                }
+
+                fn helper(&self) -> u64 {
+                    self.last
+                }
+            }
+        },
+    ));
+}
+
+#[test]
+fn repliers() {
+    insta::assert_snapshot!(expand_model(
+        quote! {
+            pub struct Sensor {
+                celsius: f64,
+            }
+        },
+        quote! {
+            impl Sensor {
+                #[replier]
+                pub fn temperature(&mut self, _: ()) -> f64 {
+                    self.celsius
+                }
+
+                #[replier]
+                pub async fn scaled(&mut self, factor: f64) -> f64 {
+                    self.celsius * factor
+                }
+
+                #[replier]
+                pub fn name(&mut self) -> String {
+                    "sensor".to_owned()
+                }
+            }
+        },
+    ));
+}
+
+#[test]
+fn context_arguments() {
+    insta::assert_snapshot!(expand_model(
+        quote! {
+            pub struct Timer;
+        },
+        quote! {
+            impl Timer {
+                #[input]
+                pub fn arm(&mut self, delay: Duration, cx: &mut Context<Self>) {
+                    cx.schedule_in(delay, Self::ports().ring, ()).unwrap();
+                }
+
+                #[input]
+                pub async fn ring(&mut self, cx: &mut Context<Self>) {
+                    println!("ring at {}", cx.time());
+                }
+
+                #[replier]
+                pub fn now(&mut self, _: (), cx: &mut Context<Self>) -> SimTime {
+                    cx.time()
+                }
+            }
+        },
+    ));
+}
+
+#[test]
+fn init_hook() {
+    insta::assert_snapshot!(expand_model(
+        quote! {
+            pub struct Clock {
+                pub tick: Output<()>,
+            }
+        },
+        quote! {
+            impl Clock {
+                #[init]
+                async fn start(&mut self, cx: &mut Context<Self>) {
+                    self.tick.send(()).await;
+                    cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                }
+
+                #[input]
+                async fn tick(&mut self, cx: &mut Context<Self>) {
+                    self.tick.send(()).await;
+                    cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                }
+            }
+        },
+    ));
+}
+
+#[test]
+fn generics() {
+    insta::assert_snapshot!(expand_model(
+        quote! {
+            pub struct Buffer<T: Clone + Send + 'static, const N: usize> {
+                pub out: Output<Vec<T>>,
+                items: Vec<T>,
+            }
+        },
+        quote! {
+            impl<T: Clone + Send + 'static, const N: usize> Buffer<T, N> {
+                #[input]
+                pub async fn push(&mut self, item: T) {
+                    self.items.push(item);
+                    if self.items.len() == N {
+                        let items = std::mem::take(&mut self.items);
+                        self.out.send(items).await;
+                    }
+                }
+
+                #[replier]
+                pub fn len(&mut self) -> usize {
+                    self.items.len()
+                }
+            }
+        },
+    ));
+}
+
+#[test]
+fn required_ports() {
+    insta::assert_snapshot!(expand_model(
+        quote! {
+            pub struct Thermostat {
+                #[required]
+                pub heater: Output<bool>,
+                #[required]
+                pub read_temp: Requestor<(), f64>,
+                pub log: Output<String>,
+                setpoint: f64,
+            }
+        },
+        quote! {
+            impl Thermostat {
+                #[input]
+                pub async fn tick(&mut self) {
+                    let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
+                    self.heater.send(t < self.setpoint).await;
+                }
+            }
+        },
+    ));
+}
+
+#[test]
+fn errors_are_collected() {
+    // Several mistakes, all reported at once; the valid port is still
+    // generated, so that uses of it do not fail too.
+    let out = expand::model(
+        TokenStream::new(),
+        quote! {
+            impl Broken {
+                #[input]
+                fn shared(&self, x: u32) {}
+                #[input]
+                fn two(&mut self, a: u32, b: u32) {}
+                #[replier]
+                fn silent(&mut self, x: u32) {}
+                #[input]
+                fn fine(&mut self, x: u32) {}
+            }
+        },
+    );
+    let text = out.to_string();
+    assert_eq!(text.matches("compile_error").count(), 3, "{text}");
+    assert!(text.contains("fine : :: causim :: InputPort"), "{text}");
+    assert!(!text.contains("shared : :: causim :: InputPort"), "{text}");
+}
+
+#[test]
+fn type_names_read_like_source() {
+    use crate::valid::type_name;
+    let ty: syn::Type = syn::parse_quote!(Vec<(u8, &'static str)>);
+    assert_eq!(type_name(&ty), "Vec<(u8, &'static str)>");
+    let ty: syn::Type = syn::parse_quote!(Box<dyn Fn(u8) -> u8 + Send>);
+    assert_eq!(type_name(&ty), "Box<dyn Fn(u8) -> u8 + Send>");
+    let ty: syn::Type = syn::parse_quote!(std::collections::HashMap<String, [u8; 4]>);
+    assert_eq!(type_name(&ty), "std::collections::HashMap<String, [u8; 4]>");
+}
+
+/// The model of `docs/macros.md`, whose expansion is shown there.
+#[test]
+fn docs_example() {
+    insta::assert_snapshot!(expand_model(
+        quote! {
+            pub struct Thermostat {
+                #[required]
+                pub heater: Output<bool>,
+                pub read_temp: Requestor<(), f64>,
+                setpoint: f64,
+            }
+        },
+        quote! {
+            impl Thermostat {
+                #[init]
+                async fn start(&mut self, cx: &mut Context<Self>) {
+                    cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                }
+
+                #[input]
+                pub fn set_point(&mut self, celsius: f64) {
+                    self.setpoint = celsius;
+                }
+
+                #[input]
+                pub async fn tick(&mut self, cx: &mut Context<Self>) {
+                    let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
+                    self.heater.send(t < self.setpoint).await;
+                    cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                }
+
+                #[replier]
+                pub fn setpoint(&mut self, _: ()) -> f64 {
+                    self.setpoint
+                }
+
+                fn helper(&self) {}
+            }
+        },
+    ));
+}

@@ -1,0 +1,270 @@
+//! The multi-threaded executor.
+//!
+//! `N` threads poll the model tasks: the thread that calls into the
+//! simulation (worker 0) and `N - 1` spawned workers. Each has its own
+//! `st3` work-stealing queue; a global injector takes tasks woken from
+//! elsewhere; idle workers park and are unparked when work is queued.
+//!
+//! Why the calling thread works too: in a step with a single event, the
+//! event wakes one model, which goes to the caller's own queue and is
+//! polled right there, with no other thread woken and no hand-over. Other
+//! workers are only woken when there is more work queued than the waking
+//! thread will take next, so a sparse simulation costs little more than on
+//! one thread, and a dense one spreads over every worker by stealing.
+//!
+//! A step is complete when the count of active (queued or running) tasks
+//! drops to zero; see [`shared`]. Then, as on one thread, every model that
+//! is not waiting on an empty mailbox is reported as deadlocked.
+//!
+//! The order in which different models run is not deterministic here; the
+//! order of messages between two models is (their mailbox is FIFO), and so
+//! are both causal-messaging rules, which only depend on per-mailbox order
+//! and on every message of a step being processed before the next.
+
+pub(crate) mod context;
+pub(crate) mod shared;
+pub(crate) mod sleepers;
+pub(crate) mod task;
+pub(crate) mod worker;
+
+#[cfg(all(test, causim_loom))]
+mod loom_tests;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::Instant;
+
+use st3::fifo::Worker;
+
+use super::current::Unbound;
+use super::st::{RunError, Stuck, TaskFuture};
+use super::TaskMeta;
+use crate::sync::thread::{self, JoinHandle};
+use shared::Shared;
+use task::Task;
+
+/// Capacity of each worker's own queue; more goes to the injector.
+const LOCAL_QUEUE_CAPACITY: usize = 256;
+
+/// How many polls of the calling thread run between two looks at the clock.
+const POLLS_PER_DEADLINE_CHECK: u32 = 64;
+
+/// The multi-threaded executor.
+pub(crate) struct Executor {
+    /// What the workers share.
+    shared: Arc<Shared>,
+    /// Worker 0's own queue, while the calling thread is not working.
+    main: Option<Worker<Arc<Task>>>,
+    /// The spawned workers.
+    workers: Vec<JoinHandle<()>>,
+    /// Every task spawned, for deadlock reports and teardown.
+    tasks: Vec<Arc<Task>>,
+    /// Live tasks after the last clean-up of `tasks`.
+    compacted: usize,
+    /// True once a call timed out: a worker may still be stuck in a poll.
+    timed_out: bool,
+}
+
+impl Executor {
+    /// An executor with `threads` threads in all (at least 2): the caller
+    /// and `threads - 1` spawned workers.
+    pub(crate) fn new(threads: usize) -> Self {
+        let threads = threads.max(2);
+        let locals: Vec<_> = (0..threads)
+            .map(|_| Worker::new(LOCAL_QUEUE_CAPACITY))
+            .collect();
+        let shared = Arc::new(Shared::new(locals.iter().map(Worker::stealer).collect()));
+        let mut locals = locals.into_iter();
+        let main = locals.next();
+        let workers = locals
+            .enumerate()
+            .filter_map(|(i, local)| spawn_worker(&shared, i + 1, local))
+            .collect();
+        Executor {
+            shared,
+            main,
+            workers,
+            tasks: Vec::new(),
+            compacted: 0,
+            timed_out: false,
+        }
+    }
+
+    /// Adds a task and queues it for its first poll.
+    pub(crate) fn spawn(&mut self, future: TaskFuture, meta: TaskMeta) {
+        self.compact();
+        let task = Arc::new(Task::new_scheduled(future, meta, self.shared.clone()));
+        self.tasks.push(task.clone());
+        self.shared.count_active();
+        match &self.main {
+            Some(local) => {
+                if let Err(task) = local.push(task) {
+                    self.shared.inject(task);
+                }
+            }
+            None => self.shared.inject(task),
+        }
+    }
+
+    /// Runs `f` as worker 0: tasks it wakes go to this thread's queue.
+    pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        let _installed = context::install(&self.shared, 0, &mut self.main);
+        f()
+    }
+
+    /// Polls tasks, with the workers, until none is active, a task panics,
+    /// or `deadline` passes.
+    pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
+        let shared = self.shared.clone();
+        shared.slots[0].set_current_thread();
+        let installed = context::install(&shared, 0, &mut self.main);
+        let outcome = context::with(|cx| match cx {
+            Some(cx) => run_main(cx, deadline),
+            None => Ok(()),
+        });
+        drop(installed);
+        if matches!(outcome, Err(RunError::Timeout)) {
+            self.timed_out = true;
+        }
+        outcome
+    }
+
+    /// Tasks that are neither finished nor waiting on an empty mailbox.
+    pub(crate) fn stuck(&self) -> Vec<Stuck> {
+        self.tasks
+            .iter()
+            .filter_map(|task| {
+                let cell = crate::sync::lock(&task.cell);
+                cell.future.as_ref()?;
+                let idle = task.meta.mailbox.as_ref().is_some_and(|m| m.is_idle());
+                (!idle).then(|| Stuck {
+                    meta: task.meta.clone(),
+                    waiting: cell.waiting.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Takes the reports of messages sent to mailboxes never added.
+    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, Unbound)> {
+        self.shared.take_unbound()
+    }
+
+    /// Number of live tasks.
+    pub(crate) fn task_count(&self) -> usize {
+        self.tasks.iter().filter(|t| is_live(t)).count()
+    }
+
+    /// Forgets finished tasks once they make up half of the list.
+    fn compact(&mut self) {
+        if self.tasks.len() >= 2 * self.compacted + 16 {
+            self.tasks.retain(|t| is_live(t));
+            self.compacted = self.tasks.len();
+        }
+    }
+}
+
+/// True unless the task finished (or is being polled right now).
+fn is_live(task: &Task) -> bool {
+    task.cell
+        .try_lock()
+        .map_or(true, |cell| cell.future.is_some())
+}
+
+/// Spawns worker `index` with its queue; `None` if the OS refuses a thread
+/// (the other workers and the calling thread then do the work).
+fn spawn_worker(
+    shared: &Arc<Shared>,
+    index: usize,
+    local: Worker<Arc<Task>>,
+) -> Option<JoinHandle<()>> {
+    let shared = shared.clone();
+    let name = format!("causim-worker-{index}");
+    thread::spawn_named(name, move || {
+        let mut home = Some(local);
+        let installed = context::install(&shared, index, &mut home);
+        context::with(|cx| {
+            if let Some(cx) = cx {
+                worker::work(cx);
+            }
+        });
+        drop(installed);
+    })
+    .ok()
+}
+
+/// The calling thread's loop: work until the step is complete.
+fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
+    let shared = &cx.shared;
+    // Work queued before the call (spawns, deliveries): wake a helper if
+    // there is more than this thread takes first.
+    if shared.injected() > 0 || cx.local.capacity() - cx.local.spare_capacity() > 1 {
+        shared.notify_one();
+    }
+    let mut polls = 0u32;
+    loop {
+        if let Some(failure) = shared.take_failure() {
+            return Err(RunError::Panic {
+                meta: failure.meta,
+                message: failure.message,
+            });
+        }
+        if let Some(task) = worker::next_task(cx) {
+            worker::run_task(cx, task);
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(POLLS_PER_DEADLINE_CHECK) && passed(deadline) {
+                shared.stop();
+                return Err(RunError::Timeout);
+            }
+            continue;
+        }
+        if shared.is_quiescent() {
+            return match shared.take_failure() {
+                Some(failure) => Err(RunError::Panic {
+                    meta: failure.meta,
+                    message: failure.message,
+                }),
+                None => Ok(()),
+            };
+        }
+        if passed(deadline) {
+            shared.stop();
+            return Err(RunError::Timeout);
+        }
+        worker::park(cx, deadline);
+    }
+}
+
+/// True if `deadline` is set and passed.
+fn passed(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        self.shared.shut_down();
+        let workers = std::mem::take(&mut self.workers);
+        if !self.timed_out {
+            // A model panic is caught inside the worker: joining is quick.
+            workers.into_iter().for_each(|w| drop(w.join()));
+        }
+        // After a timeout a worker may be stuck in a model that never
+        // returns: it is left to exit on its own when (if) it does.
+        if let Some(local) = &self.main {
+            while local.pop().is_some() {}
+        }
+        drop(self.shared.drain_injected());
+        // Futures hold wakers of tasks (their own, through their mailbox):
+        // dropping them here breaks those cycles.
+        for task in self.tasks.drain(..) {
+            let future = match task.cell.try_lock() {
+                Ok(mut cell) => cell.future.take(),
+                Err(_) => None,
+            };
+            task.finish();
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(future)));
+        }
+        // Dropping them may have woken tasks onto the injector.
+        drop(self.shared.drain_injected());
+    }
+}

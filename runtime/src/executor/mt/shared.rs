@@ -1,0 +1,241 @@
+//! The state every worker of the multi-threaded executor shares.
+//!
+//! - **Run queues**: each worker's own `st3` queue (others steal from it
+//!   through its stealer) and one global injector for tasks woken from
+//!   outside a worker or overflowing a full local queue.
+//! - **Activity count**: the number of tasks that are queued or being
+//!   polled. A wake from idle increments it before queuing; the end of a
+//!   poll that leaves the task idle, finished or failed decrements it. Every
+//!   wake-up inside a step comes from a poll in progress (which is counted)
+//!   or from the calling thread before it waits, so when the count reaches
+//!   zero no task is runnable, none is in flight and none can become
+//!   runnable: the step is over, exactly, with no polling of mailboxes. The
+//!   worker that brings it to zero unparks the calling thread.
+//! - **Sleepers** and the stop/shutdown flags that end the workers' loops.
+//! - **Reports**: the first model panic, and messages sent to mailboxes
+//!   never added, for the calling thread to turn into errors.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use st3::fifo::Stealer;
+
+use super::context::{self, WorkerContext};
+use super::sleepers::Sleepers;
+use super::task::Task;
+use crate::executor::current::Unbound;
+use crate::executor::TaskMeta;
+use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::thread::Thread;
+use crate::sync::{lock, Mutex};
+
+/// What other threads know about one worker.
+pub(crate) struct Slot {
+    /// Steals from the worker's own queue.
+    pub(crate) stealer: Stealer<Arc<Task>>,
+    /// The worker's thread, once it runs (for worker 0, the thread that
+    /// called in last).
+    pub(crate) thread: Mutex<Option<Thread>>,
+}
+
+impl Slot {
+    /// Wakes the worker's thread if it is parked (or makes its next park
+    /// return at once).
+    pub(crate) fn unpark(&self) {
+        if let Some(thread) = lock(&self.thread).as_ref() {
+            thread.unpark();
+        }
+    }
+
+    /// Records the current thread as this worker's.
+    pub(crate) fn set_current_thread(&self) {
+        *lock(&self.thread) = Some(crate::sync::thread::current());
+    }
+}
+
+/// The first model panic.
+pub(crate) struct Failure {
+    /// The panicking task.
+    pub(crate) meta: TaskMeta,
+    /// Its panic message.
+    pub(crate) message: String,
+}
+
+/// The state shared by the workers.
+pub(crate) struct Shared {
+    /// Tasks queued from outside a worker, or that overflowed a local
+    /// queue.
+    injector: Mutex<VecDeque<Arc<Task>>>,
+    /// Length of `injector`, readable without the lock.
+    injected: AtomicUsize,
+    /// Tasks queued or being polled.
+    active: AtomicUsize,
+    /// One per worker; 0 is the calling thread.
+    pub(crate) slots: Box<[Slot]>,
+    /// Workers parked (or about to park) for lack of work.
+    pub(crate) sleepers: Sleepers,
+    /// Set by a model panic or a timeout: no task is polled any more.
+    stop: AtomicBool,
+    /// Set when the executor is dropped: the workers exit.
+    shutdown: AtomicBool,
+    /// The first model panic.
+    failure: Mutex<Option<Failure>>,
+    /// Messages dropped because their mailbox was never added, with the
+    /// sender.
+    unbound: Mutex<Vec<(Arc<str>, Unbound)>>,
+}
+
+impl Shared {
+    /// Shared state for workers with these stealers (index 0 first).
+    pub(crate) fn new(stealers: Vec<Stealer<Arc<Task>>>) -> Self {
+        Shared {
+            injector: Mutex::new(VecDeque::new()),
+            injected: AtomicUsize::new(0),
+            active: AtomicUsize::new(0),
+            slots: stealers
+                .into_iter()
+                .map(|stealer| Slot {
+                    stealer,
+                    thread: Mutex::new(None),
+                })
+                .collect(),
+            sleepers: Sleepers::new(),
+            stop: AtomicBool::new(false),
+            shutdown: AtomicBool::new(false),
+            failure: Mutex::new(None),
+            unbound: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Queues a task that was just woken from idle, on this thread's queue
+    /// if it is one of our workers, else on the injector.
+    pub(crate) fn schedule_woken(task: Arc<Task>) {
+        context::with(|cx| match cx {
+            Some(cx) if Arc::ptr_eq(&cx.shared, &task.shared) => {
+                cx.shared.count_active();
+                cx.push_local(task);
+            }
+            _ => {
+                let shared = task.shared.clone();
+                shared.count_active();
+                shared.inject(task);
+                shared.notify_one();
+            }
+        });
+    }
+
+    /// Counts one more task as active (before it is queued).
+    pub(crate) fn count_active(&self) {
+        self.active.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Counts one task less as active; the last one wakes the calling
+    /// thread (unless it is that thread, `index` 0).
+    pub(crate) fn uncount_active(&self, index: usize) {
+        if self.active.fetch_sub(1, Ordering::AcqRel) == 1 && index != 0 {
+            self.slots[0].unpark();
+        }
+    }
+
+    /// True when no task is queued or being polled.
+    pub(crate) fn is_quiescent(&self) -> bool {
+        self.active.load(Ordering::Acquire) == 0
+    }
+
+    /// Puts a task on the injector.
+    pub(crate) fn inject(&self, task: Arc<Task>) {
+        let mut injector = lock(&self.injector);
+        injector.push_back(task);
+        self.injected.store(injector.len(), Ordering::Release);
+    }
+
+    /// Takes the oldest injected task.
+    pub(crate) fn pop_injected(&self) -> Option<Arc<Task>> {
+        if self.injected.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut injector = lock(&self.injector);
+        let task = injector.pop_front();
+        self.injected.store(injector.len(), Ordering::Release);
+        task
+    }
+
+    /// Number of injected tasks.
+    pub(crate) fn injected(&self) -> usize {
+        self.injected.load(Ordering::Acquire)
+    }
+
+    /// Takes every injected task (on teardown).
+    pub(crate) fn drain_injected(&self) -> VecDeque<Arc<Task>> {
+        let mut injector = lock(&self.injector);
+        self.injected.store(0, Ordering::Release);
+        std::mem::take(&mut *injector)
+    }
+
+    /// Wakes one parked worker, if any, after queuing work.
+    pub(crate) fn notify_one(&self) {
+        if let Some(index) = self.sleepers.pop() {
+            self.slots[index].unpark();
+        }
+    }
+
+    /// Records a model panic and stops polling; the calling thread is told.
+    pub(crate) fn fail(&self, meta: TaskMeta, message: String) {
+        lock(&self.failure).get_or_insert(Failure { meta, message });
+        self.stop();
+        self.slots[0].unpark();
+    }
+
+    /// Takes the recorded model panic.
+    pub(crate) fn take_failure(&self) -> Option<Failure> {
+        lock(&self.failure).take()
+    }
+
+    /// Stops polling tasks (after a fatal error).
+    pub(crate) fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// True once polling stopped.
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    /// Tells every worker to exit and wakes them.
+    pub(crate) fn shut_down(&self) {
+        self.shutdown.store(true, Ordering::Release);
+        self.slots[1..].iter().for_each(Slot::unpark);
+    }
+
+    /// True once the executor is being dropped.
+    pub(crate) fn is_shut_down(&self) -> bool {
+        self.shutdown.load(Ordering::Acquire)
+    }
+
+    /// Notes a message sent by `sender` to a mailbox never added.
+    pub(crate) fn report_unbound(&self, sender: Arc<str>, unbound: Unbound) {
+        lock(&self.unbound).push((sender, unbound));
+    }
+
+    /// Takes the reports of messages sent to mailboxes never added.
+    pub(crate) fn take_unbound(&self) -> Vec<(Arc<str>, Unbound)> {
+        std::mem::take(&mut *lock(&self.unbound))
+    }
+}
+
+impl WorkerContext {
+    /// Queues `task` (already counted active) on this worker's own queue,
+    /// waking a sleeper when there is now more than this worker will take
+    /// next.
+    pub(crate) fn push_local(&self, task: Arc<Task>) {
+        let had_work = !self.local.is_empty();
+        match self.local.push(task) {
+            Ok(()) if !had_work => {}
+            Ok(()) => self.shared.notify_one(),
+            Err(task) => {
+                self.shared.inject(task);
+                self.shared.notify_one();
+            }
+        }
+    }
+}

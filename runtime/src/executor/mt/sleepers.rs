@@ -1,0 +1,70 @@
+//! Which workers are parked, so that new work wakes one of them.
+//!
+//! Parking must never lose a wake-up: a worker that finds no work and goes
+//! to sleep just as another thread queues a task would otherwise sleep with
+//! work pending. The protocol is the store-buffer (Dekker) pattern:
+//!
+//! - a worker going to sleep first *registers* here (a store, then a
+//!   `SeqCst` fence) and only then looks at every queue one last time;
+//! - a thread that queued a task issues a `SeqCst` fence, then reads the
+//!   number of registered sleepers.
+//!
+//! Of the two fences one comes first, so either the sleeper's last look
+//! sees the task or the queuing thread sees the sleeper and unparks it.
+//! Unparking is `std::thread`'s token, so an unpark that lands before the
+//! park is not lost either. The list itself is behind a lock: it is only
+//! touched on the slow path, when a thread actually sleeps or wakes one.
+
+use crate::sync::atomic::{fence, AtomicUsize, Ordering};
+use crate::sync::{lock, Mutex};
+
+/// The registered sleepers.
+#[derive(Debug)]
+pub(crate) struct Sleepers {
+    /// Length of `list`, readable without the lock.
+    count: AtomicUsize,
+    /// Indices of the registered workers, latest last.
+    list: Mutex<Vec<usize>>,
+}
+
+impl Sleepers {
+    /// No sleeper.
+    pub(crate) fn new() -> Self {
+        Sleepers {
+            count: AtomicUsize::new(0),
+            list: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Registers worker `index` as about to sleep; the caller must look for
+    /// work once more before parking.
+    pub(crate) fn register(&self, index: usize) {
+        {
+            let mut list = lock(&self.list);
+            if !list.contains(&index) {
+                list.push(index);
+            }
+            self.count.store(list.len(), Ordering::Relaxed);
+        }
+        fence(Ordering::SeqCst);
+    }
+
+    /// Removes worker `index` (if a waker did not already).
+    pub(crate) fn unregister(&self, index: usize) {
+        let mut list = lock(&self.list);
+        list.retain(|&i| i != index);
+        self.count.store(list.len(), Ordering::Relaxed);
+    }
+
+    /// After queuing work: takes one registered sleeper to unpark, if any.
+    pub(crate) fn pop(&self) -> Option<usize> {
+        fence(Ordering::SeqCst);
+        if self.count.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let mut list = lock(&self.list);
+        let index = list.pop();
+        self.count.store(list.len(), Ordering::Relaxed);
+        index
+    }
+}

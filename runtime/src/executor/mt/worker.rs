@@ -1,0 +1,157 @@
+//! What a worker does: find a task, poll it, park when there is none.
+//!
+//! A worker looks in its own queue first, then in the injector, then steals
+//! half of another worker's queue. When it finds nothing it parks (see
+//! [`Sleepers`](super::sleepers)); it never spins between steps. The same
+//! code serves the spawned workers (which loop until shutdown) and the
+//! calling thread, worker 0 (which loops until the step is complete).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::Instant;
+
+use st3::StealError;
+
+use super::context::WorkerContext;
+use super::task::{AfterPoll, Task};
+use crate::executor::current;
+use crate::executor::panic_message;
+use crate::sync::lock;
+use crate::sync::thread;
+
+/// How many times a worker retries stealing from queues that were busy.
+const STEAL_RETRIES: usize = 3;
+
+/// The loop of a spawned worker: runs tasks until shutdown.
+pub(crate) fn work(cx: &WorkerContext) {
+    cx.shared.slots[cx.index].set_current_thread();
+    while !cx.shared.is_shut_down() {
+        match next_task(cx) {
+            Some(task) => run_task(cx, task),
+            None => park(cx, None),
+        }
+    }
+    // Let go of anything still queued here; the executor drops the futures.
+    while cx.local.pop().is_some() {}
+}
+
+/// The next task to poll, unless polling has stopped.
+pub(crate) fn next_task(cx: &WorkerContext) -> Option<Arc<Task>> {
+    if cx.shared.is_stopped() {
+        return None;
+    }
+    find_task(cx)
+}
+
+/// Looks in the local queue, the injector, then the other workers' queues.
+fn find_task(cx: &WorkerContext) -> Option<Arc<Task>> {
+    if let Some(task) = cx.local.pop() {
+        return Some(task);
+    }
+    if let Some(task) = cx.shared.pop_injected() {
+        if cx.shared.injected() > 0 {
+            cx.shared.notify_one();
+        }
+        return Some(task);
+    }
+    steal(cx)
+}
+
+/// Steals half of another worker's queue and takes one of its tasks.
+fn steal(cx: &WorkerContext) -> Option<Arc<Task>> {
+    let slots = &cx.shared.slots;
+    for _ in 0..STEAL_RETRIES {
+        let mut busy = false;
+        for offset in 1..slots.len() {
+            let victim = &slots[(cx.index + offset) % slots.len()];
+            match victim.stealer.steal_and_pop(&cx.local, |n| n.div_ceil(2)) {
+                Ok((task, moved)) => {
+                    // More work came along: let another sleeper help.
+                    if moved > 0 {
+                        cx.shared.notify_one();
+                    }
+                    return Some(task);
+                }
+                Err(StealError::Busy) => busy = true,
+                Err(StealError::Empty) => {}
+            }
+        }
+        if !busy {
+            return None;
+        }
+        thread::yield_now();
+    }
+    None
+}
+
+/// Parks until woken (or `deadline`), after registering as a sleeper and
+/// looking for work one last time.
+pub(crate) fn park(cx: &WorkerContext, deadline: Option<Instant>) {
+    let shared = &cx.shared;
+    shared.sleepers.register(cx.index);
+    // The last look, after registering: work queued from now on wakes us.
+    if let Some(task) = next_task(cx) {
+        shared.sleepers.unregister(cx.index);
+        run_task(cx, task);
+        return;
+    }
+    let done = cx.index == 0 && shared.is_quiescent();
+    if !done && !shared.is_shut_down() {
+        match deadline {
+            Some(deadline) => {
+                thread::park_timeout(deadline.saturating_duration_since(Instant::now()))
+            }
+            None => thread::park(),
+        }
+    }
+    shared.sleepers.unregister(cx.index);
+}
+
+/// Polls `task` once and files the outcome.
+pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
+    task.start_poll();
+    let mut cell = lock(&task.cell);
+    let Some(future) = cell.future.as_mut() else {
+        return;
+    };
+    let waker = Waker::from(task.clone());
+    let mut task_cx = Context::from_waker(&waker);
+    let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut task_cx)));
+    // File what the ports noted during the poll under this task.
+    let report = current::take();
+    if let Some(unbound) = report.unbound {
+        cx.shared.report_unbound(task.meta.name.clone(), unbound);
+    }
+    match outcome {
+        Ok(Poll::Pending) => {
+            cell.waiting = report.waiting;
+            drop(cell);
+            match task.end_poll() {
+                AfterPoll::Idle => cx.shared.uncount_active(cx.index),
+                AfterPoll::Requeue => cx.push_local(task),
+            }
+        }
+        Ok(Poll::Ready(())) => {
+            let future = cell.future.take();
+            drop(cell);
+            retire(cx, &task, future);
+        }
+        Err(payload) => {
+            let message = panic_message(&*payload);
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            cx.shared.fail(task.meta.clone(), message);
+            let future = cell.future.take();
+            drop(cell);
+            retire(cx, &task, future);
+        }
+    }
+}
+
+/// Finishes a task: no more wake-ups, its future dropped (a panic in its
+/// destructor is contained), and one active task less.
+fn retire(cx: &WorkerContext, task: &Task, future: Option<crate::executor::st::TaskFuture>) {
+    task.finish();
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(future)));
+    cx.shared.uncount_active(cx.index);
+}

@@ -1,0 +1,80 @@
+//! The producers waiting for room in a full mailbox.
+//!
+//! Waiting is the rare path (a mailbox is full only under bursts), so the
+//! wakers sit in a plain locked list; the consumer's hot path only reads an
+//! atomic count, after a fence that pairs with the one a producer issues
+//! between registering and trying again. That pairing (the store-buffer,
+//! or Dekker, pattern) guarantees that either the producer's retry sees the
+//! slot the consumer freed, or the consumer sees the producer's waker.
+//!
+//! The consumer wakes every waiting producer when it frees a slot: a woken
+//! producer that no longer needs the slot (its future was dropped) can then
+//! never strand another one.
+//!
+//! Waiting must not allocate either (a burst into a small mailbox waits
+//! once per freed slot): the woken wakers are swapped out for a spare,
+//! empty buffer that keeps its capacity, and the drained buffer becomes the
+//! next spare. After the first few waits, registering never grows a vector.
+
+use std::task::Waker;
+
+use crate::sync::atomic::{fence, AtomicUsize, Ordering};
+use crate::sync::{lock, Mutex};
+
+/// Wakers of producers waiting for a free slot.
+#[derive(Debug)]
+pub(crate) struct WaitList {
+    /// Number of wakers in `wakers`, readable without the lock.
+    count: AtomicUsize,
+    /// The wakers, one per waiting task.
+    wakers: Mutex<Vec<Waker>>,
+    /// An empty buffer with the capacity `wakers` had, swapped in by
+    /// `wake_all` so that the next producers to wait do not allocate.
+    spare: Mutex<Vec<Waker>>,
+}
+
+impl WaitList {
+    /// An empty list.
+    pub(crate) fn new() -> Self {
+        WaitList {
+            count: AtomicUsize::new(0),
+            wakers: Mutex::new(Vec::new()),
+            spare: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Adds `waker` (once per task); the caller must try again afterwards.
+    pub(crate) fn register(&self, waker: &Waker) {
+        {
+            let mut wakers = lock(&self.wakers);
+            if !wakers.iter().any(|w| w.will_wake(waker)) {
+                wakers.push(waker.clone());
+            }
+            self.count.store(wakers.len(), Ordering::Relaxed);
+        }
+        // Pairs with the fence in `wake_all`.
+        fence(Ordering::SeqCst);
+    }
+
+    /// Wakes and forgets every registered waker; the caller has just freed
+    /// a slot.
+    pub(crate) fn wake_all(&self) {
+        // Pairs with the fence in `register`.
+        fence(Ordering::SeqCst);
+        if self.count.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        // Swap the waiting wakers for the spare buffer rather than taking
+        // them (`mem::take` would leave a capacity-less vector behind, and
+        // the next `register` would allocate).
+        let mut woken = std::mem::take(&mut *lock(&self.spare));
+        {
+            let mut wakers = lock(&self.wakers);
+            self.count.store(0, Ordering::Relaxed);
+            std::mem::swap(&mut *wakers, &mut woken);
+        }
+        // Wake outside the lock; the emptied buffer is the next spare.
+        woken.drain(..).for_each(Waker::wake);
+        *lock(&self.spare) = woken;
+    }
+}

@@ -1,0 +1,197 @@
+//! The message path allocates nothing: once buffers have grown, a message
+//! from one model to another (output send, request/reply round trip, a
+//! sender waiting on a full mailbox) costs zero heap allocations.
+//!
+//! A counting global allocator (in this test binary only) counts every
+//! allocation in the process. Each measurement drives N messages between
+//! models with ONE `process_event` call; the bench itself may allocate a
+//! bounded number of times per call (the boxed event, …), so the test
+//! asserts that the count does not grow with N: N = 1 000 and N = 10 000
+//! messages cost exactly the same number of allocations.
+//!
+//! Everything runs in a single `#[test]`: the counter is process-wide, and
+//! a second test running in parallel would pollute it.
+
+mod common;
+use common::*;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Counts allocations (and reallocations) while `COUNTING` is set.
+struct CountingAllocator;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every method forwards to `System` with the caller's arguments
+// unchanged, so `System`'s guarantees hold; the counting is a side effect
+// on atomics, which neither allocates nor unwinds.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded as is; the caller upholds `alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded as is; the caller upholds the contract.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded as is; the caller upholds the contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as is; `ptr` came from this allocator, i.e.
+        // from `System`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+/// Allocations made while running `f`.
+fn allocations_during(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    f();
+    COUNTING.store(false, Ordering::SeqCst);
+    ALLOCATIONS.load(Ordering::SeqCst)
+}
+
+/// Sends N values through an output (to two sinks), or makes N requests
+/// (to two repliers), or N single-replier requests, in one message.
+struct Looper {
+    out: Output<u64>,
+    req: Requestor<u64, u64>,
+    uni: UniRequestor<u64, u64>,
+    acc: u64,
+}
+
+impl Looper {
+    async fn sends(&mut self, n: u64, _cx: &mut Context<Self>) {
+        for i in 0..n {
+            self.out.send(i).await;
+        }
+    }
+
+    async fn requests(&mut self, n: u64, _cx: &mut Context<Self>) {
+        for i in 0..n {
+            let replies = self.req.send(i).await;
+            self.acc = self.acc.wrapping_add(replies.sum::<u64>());
+        }
+    }
+
+    async fn uni_requests(&mut self, n: u64, _cx: &mut Context<Self>) {
+        for i in 0..n {
+            let reply = self.uni.send(i).await;
+            self.acc = self.acc.wrapping_add(reply);
+        }
+    }
+}
+
+hand_model! {
+    Looper, LooperMessage, LooperPorts;
+    inputs { sends: u64, requests: u64, uni_requests: u64 }
+    repliers {}
+}
+
+/// Sums what it receives; answers requests with its sum.
+struct Summer {
+    sum: u64,
+}
+
+impl Summer {
+    async fn input(&mut self, x: u64, _cx: &mut Context<Self>) {
+        self.sum = self.sum.wrapping_add(x);
+    }
+
+    async fn reply(&mut self, x: u64, _cx: &mut Context<Self>) -> u64 {
+        self.sum = self.sum.wrapping_add(x);
+        self.sum
+    }
+}
+
+hand_model! {
+    Summer, SummerMessage, SummerPorts;
+    inputs { input: u64 }
+    repliers { reply: u64 => u64 }
+}
+
+#[test]
+fn model_to_model_messages_allocate_nothing() {
+    // Two sinks, one with a tiny mailbox so the sender keeps waiting for
+    // room (the back-pressure path), one with the default capacity.
+    let small = Mailbox::with_capacity(2);
+    let default = Mailbox::new();
+    let default_addr = default.address();
+    let replier_a = Mailbox::new();
+    let replier_b = Mailbox::with_capacity(1);
+    let mut looper = Looper {
+        out: Output::new(),
+        req: Requestor::new(),
+        uni: UniRequestor::new(Summer::ports().reply, &replier_a),
+        acc: 0,
+    };
+    looper.out.connect(Summer::ports().input, &small);
+    looper
+        .out
+        .map_connect(|x: u64| x * 2, Summer::ports().input, &default);
+    looper.req.connect(Summer::ports().reply, &replier_a);
+    looper.req.connect(Summer::ports().reply, &replier_b);
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(
+        sim_init()
+            .add_model(looper, mbox, "looper")
+            .add_model(Summer { sum: 0 }, small, "small")
+            .add_model(Summer { sum: 0 }, default, "default")
+            .add_model(Summer { sum: 0 }, replier_a, "replier_a")
+            .add_model(Summer { sum: 0 }, replier_b, "replier_b"),
+    );
+
+    let ports = Looper::ports();
+    for (what, port) in [
+        ("output sends", ports.sends),
+        ("requests", ports.requests),
+        ("uni requests", ports.uni_requests),
+    ] {
+        let mut run = |n: u64| allocations_during(|| simu.process_event(port, n, &addr).unwrap());
+        // Warm up: let every buffer grow to its working size.
+        run(1000);
+        run(1000);
+        let small_n = run(1_000);
+        let large_n = run(10_000);
+        assert_eq!(
+            small_n, large_n,
+            "{what}: allocations grow with the number of messages \
+             ({small_n} for 1 000, {large_n} for 10 000)"
+        );
+        eprintln!("{what}: {small_n} allocations per call, whatever N");
+        // And the per-call overhead is small and bounded.
+        assert!(small_n <= 16, "{what}: {small_n} allocations for one call");
+    }
+
+    // The models really did the work: the doubling sink saw every send.
+    // Sends ran for n = 1000 (four times) and 10 000; it sums 2i for i < n.
+    let expected: u64 = [1000u64, 1000, 1000, 10_000]
+        .iter()
+        .map(|n| n * (n - 1))
+        .sum();
+    assert_eq!(
+        simu.process_query(Summer::ports().reply, 0, &default_addr),
+        Ok(expected)
+    );
+}

@@ -1,0 +1,154 @@
+//! Halting: `Context::halt` (from a model) and `Scheduler::halt` (from the
+//! bench) make the running call return `SimulationError::Halted` once the
+//! current time step is complete; the simulation can then be resumed.
+
+mod common;
+use common::*;
+
+/// Records ticks; halts the simulation when it receives `halt_at`.
+struct Halter {
+    log: Log<u32>,
+    out: Output<u32>,
+    halt_on: u32,
+}
+
+impl Halter {
+    async fn tick(&mut self, n: u32, cx: &mut Context<Self>) {
+        self.log.push(cx.name(), cx.time(), n);
+        if n == self.halt_on {
+            cx.halt();
+        }
+        // Messages caused in the halting step are still processed in it.
+        self.out.send(n).await;
+    }
+}
+
+hand_model! {
+    Halter, HalterMessage, HalterPorts;
+    inputs { tick: u32 }
+    repliers {}
+}
+
+struct Bench {
+    simu: Simulation,
+    halter: Address<Halter>,
+    log: Log<u32>,
+    echoes: Log<u32>,
+}
+
+fn bench(halt_on: u32) -> Bench {
+    let log = Log::new();
+    let echoes = Log::new();
+    let mut halter = Halter {
+        log: log.clone(),
+        out: Output::new(),
+        halt_on,
+    };
+    let echo = Mailbox::new();
+    halter.out.connect(Recorder::ports().input, &echo);
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let simu = start(sim_init().add_model(halter, mbox, "halter").add_model(
+        Recorder::new(&echoes),
+        echo,
+        "echo",
+    ));
+    let scheduler = simu.scheduler();
+    for s in 1..=5u32 {
+        scheduler
+            .schedule_event(t(u64::from(s)), Halter::ports().tick, s, &addr)
+            .unwrap();
+    }
+    Bench {
+        simu,
+        halter: addr,
+        log,
+        echoes,
+    }
+}
+
+#[test]
+fn model_halt_stops_run_after_the_step_and_run_resumes() {
+    let mut b = bench(2);
+    // A second event at t=2, scheduled after the halting one: same step.
+    b.simu
+        .scheduler()
+        .schedule_event(t(2), Halter::ports().tick, 20, &b.halter)
+        .unwrap();
+
+    let error = b.simu.run().unwrap_err();
+    assert_eq!(error, SimulationError::Halted { time: t(2) });
+    assert!(!error.is_fatal());
+    assert_eq!(b.simu.time(), t(2));
+    // The whole t=2 step was processed, including the messages it caused.
+    assert_eq!(b.log.timed(), vec![(t(1), 1), (t(2), 2), (t(2), 20)]);
+    assert_eq!(b.echoes.values_of("echo"), vec![1, 2, 20]);
+    assert_eq!(b.simu.next_event_time(), Some(t(3)));
+
+    // Resume: the halt request was consumed.
+    b.simu.run().unwrap();
+    assert_eq!(b.log.values_of("halter"), vec![1, 2, 20, 3, 4, 5]);
+    assert_eq!(b.simu.time(), t(5));
+}
+
+#[test]
+fn model_halt_stops_step_until_which_can_resume() {
+    let mut b = bench(3);
+    let error = b.simu.step_until(t(10)).unwrap_err();
+    assert_eq!(error, SimulationError::Halted { time: t(3) });
+    assert_eq!(b.simu.time(), t(3));
+    b.simu.step_until(t(10)).unwrap();
+    assert_eq!(b.simu.time(), t(10));
+    assert_eq!(b.log.values_of("halter"), vec![1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn model_halt_during_process_event() {
+    let mut b = bench(99);
+    let error = b
+        .simu
+        .process_event(Halter::ports().tick, 99, &b.halter)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        SimulationError::Halted {
+            time: SimTime::ZERO
+        }
+    );
+    assert_eq!(b.echoes.values_of("echo"), vec![99]);
+    // Usable again.
+    b.simu
+        .process_event(Halter::ports().tick, 7, &b.halter)
+        .unwrap();
+    b.simu.step().unwrap();
+    assert_eq!(b.log.values_of("halter"), vec![99, 7, 1]);
+}
+
+#[test]
+fn scheduler_halt_stops_after_one_step_and_run_resumes() {
+    let mut b = bench(0);
+    let scheduler = b.simu.scheduler();
+    scheduler.halt();
+    let error = b.simu.run().unwrap_err();
+    assert_eq!(error, SimulationError::Halted { time: t(1) });
+    assert_eq!(b.log.values_of("halter"), vec![1]);
+
+    // A clone of the handle halts the same simulation.
+    scheduler.clone().halt();
+    assert_eq!(
+        b.simu.step_until(t(4)),
+        Err(SimulationError::Halted { time: t(2) })
+    );
+    b.simu.run().unwrap();
+    assert_eq!(b.log.values_of("halter"), vec![1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn scheduler_halt_from_another_thread() {
+    let mut b = bench(0);
+    let scheduler = b.simu.scheduler();
+    std::thread::spawn(move || scheduler.halt()).join().unwrap();
+    assert_eq!(b.simu.step(), Err(SimulationError::Halted { time: t(1) }));
+    b.simu.step().unwrap();
+    assert_eq!(b.simu.time(), t(2));
+}

@@ -1,0 +1,53 @@
+// The integration suite, as modules, for the executor-matrix targets
+// (`mt2.rs`, `mt4.rs`). Each file below is also a target of its own, run on
+// the single-threaded executor; `common::threads()` reads the target name,
+// so the same tests run here on 2 or 4 threads.
+//
+// Not here, because they are about the single-threaded executor only:
+// - `alloc.rs`: counts allocations with a global allocator (one per binary,
+//   and worker threads would blur the count);
+// - `determinism.rs`: bit-identical traces are the deterministic mode's
+//   promise, not the multi-threaded executor's;
+// - `macro_vs_hand.rs`: compares generated with hand-written models, not
+//   executors (and builds its benches without `common::sim_init`).
+// `matrix_is_complete` (in `mt2.rs`) fails when a new test file is neither
+// listed here nor above.
+
+#[path = "../backpressure.rs"]
+mod backpressure;
+#[path = "../deadlock.rs"]
+mod deadlock;
+#[path = "../fan.rs"]
+mod fan;
+#[path = "../halt.rs"]
+mod halt;
+#[path = "../map.rs"]
+mod map;
+#[path = "../ordering.rs"]
+mod ordering;
+#[path = "../panic.rs"]
+mod panic;
+#[path = "../requests.rs"]
+mod requests;
+#[path = "../same_time.rs"]
+mod same_time;
+#[path = "../scheduling.rs"]
+mod scheduling;
+#[path = "../sources_sinks.rs"]
+mod sources_sinks;
+#[path = "../time.rs"]
+mod time;
+#[path = "../timeout.rs"]
+mod timeout;
+
+/// Test files that only make sense on the single-threaded executor, or are
+/// not executor tests; plus the targets that are not suite files.
+#[allow(dead_code)]
+pub const NOT_IN_MATRIX: &[&str] = &[
+    "alloc.rs",
+    "determinism.rs",
+    "macro_vs_hand.rs",
+    "mt2.rs",
+    "mt4.rs",
+    "stress.rs",
+];

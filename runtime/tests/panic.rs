@@ -1,0 +1,224 @@
+//! A panicking model ends the simulation cleanly: the call returns
+//! `SimulationError::ModelPanic` naming the model instance, its type and
+//! the panic message; every later call returns the same error at once.
+
+mod common;
+use common::*;
+
+/// Panics when told to, with a message naming the value.
+struct Fragile {
+    out: Output<u32>,
+    panic_in_init: bool,
+}
+
+impl Fragile {
+    fn new() -> Self {
+        Fragile {
+            out: Output::new(),
+            panic_in_init: false,
+        }
+    }
+
+    async fn input(&mut self, n: u32, _cx: &mut Context<Self>) {
+        if n == 13 {
+            panic!("unlucky number {n}");
+        }
+        self.out.send(n).await;
+    }
+
+    async fn check(&mut self, n: u32, _cx: &mut Context<Self>) -> u32 {
+        if n == 0 {
+            panic!("division by zero requested");
+        }
+        100 / n
+    }
+
+    async fn setup(&mut self, _cx: &mut Context<Self>) {
+        if self.panic_in_init {
+            panic!("cannot start");
+        }
+    }
+}
+
+hand_model! {
+    Fragile, FragileMessage, FragilePorts;
+    inputs { input: u32 }
+    repliers { check: u32 => u32 }
+    init setup;
+}
+
+fn assert_stays_failed(simu: &mut Simulation, expected: &SimulationError) {
+    let started = std::time::Instant::now();
+    assert_eq!(simu.step().as_ref(), Err(expected));
+    assert_eq!(simu.run().as_ref(), Err(expected));
+    assert_eq!(simu.step_until(t(50)).as_ref(), Err(expected));
+    let source = EventSource::<u32>::new();
+    assert_eq!(simu.process(source.event(0)).as_ref(), Err(expected));
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn panic_in_an_input_is_reported_with_model_name_type_and_message() {
+    let log = Log::new();
+    let mut fragile = Fragile::new();
+    let sink = Mailbox::new();
+    fragile.out.connect(Recorder::ports().input, &sink);
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(sim_init().add_model(fragile, mbox, "glass").add_model(
+        Recorder::new(&log),
+        sink,
+        "sink",
+    ));
+    simu.process_event(Fragile::ports().input, 1, &addr)
+        .unwrap();
+
+    let error = simu
+        .process_event(Fragile::ports().input, 13, &addr)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        SimulationError::ModelPanic {
+            time: SimTime::ZERO,
+            model: "glass".into(),
+            model_type: "Fragile",
+            message: "unlucky number 13".into(),
+        }
+    );
+    assert!(error.is_fatal());
+    let text = error.to_string();
+    assert!(
+        text.contains("glass") && text.contains("unlucky number 13"),
+        "{text}"
+    );
+    assert_eq!(log.values_of("sink"), vec![1]);
+
+    assert_stays_failed(&mut simu, &error);
+    assert_eq!(
+        simu.process_event(Fragile::ports().input, 2, &addr)
+            .as_ref(),
+        Err(&error)
+    );
+    assert_eq!(
+        simu.process_query(Fragile::ports().check, 1, &addr),
+        Err(error)
+    );
+    // Nothing was delivered after the panic.
+    assert_eq!(log.values_of("sink"), vec![1]);
+}
+
+#[test]
+fn panic_in_a_scheduled_step_reports_the_step_time() {
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(sim_init().add_model(Fragile::new(), mbox, "glass"));
+    let scheduler = simu.scheduler();
+    scheduler
+        .schedule_event(t(2), Fragile::ports().input, 13, &addr)
+        .unwrap();
+    scheduler
+        .schedule_event(t(4), Fragile::ports().input, 1, &addr)
+        .unwrap();
+    let error = simu.run().unwrap_err();
+    assert!(
+        matches!(&error, SimulationError::ModelPanic { time, model, .. } if *time == t(2) && model == "glass"),
+        "{error:?}"
+    );
+    assert_eq!(simu.time(), t(2));
+    assert_stays_failed(&mut simu, &error);
+}
+
+#[test]
+fn panic_in_a_replier_while_another_model_waits_for_it() {
+    let log = Log::new();
+    let mut requester = Requester::<u32, u32>::new(&log);
+    let mbox = Mailbox::new();
+    requester.req.connect(Fragile::ports().check, &mbox);
+    let requester_mbox = Mailbox::new();
+    let addr = requester_mbox.address();
+    let mut simu = start(
+        sim_init()
+            .add_model(requester, requester_mbox, "asker")
+            .add_model(Fragile::new(), mbox, "glass"),
+    );
+    simu.process_event(Requester::ports().ask, 4, &addr)
+        .unwrap();
+    assert_eq!(log.values_of("asker"), vec![vec![25]]);
+
+    let error = simu
+        .process_event(Requester::ports().ask, 0, &addr)
+        .unwrap_err();
+    assert!(
+        matches!(&error, SimulationError::ModelPanic { model, message, .. }
+            if model == "glass" && message == "division by zero requested"),
+        "{error:?}"
+    );
+    assert_stays_failed(&mut simu, &error);
+}
+
+#[test]
+fn panic_in_a_bench_query_is_reported() {
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(sim_init().add_model(Fragile::new(), mbox, "glass"));
+    assert_eq!(simu.process_query(Fragile::ports().check, 5, &addr), Ok(20));
+    let error = simu
+        .process_query(Fragile::ports().check, 0, &addr)
+        .unwrap_err();
+    assert!(matches!(&error, SimulationError::ModelPanic { model, .. } if model == "glass"));
+    assert_stays_failed(&mut simu, &error);
+}
+
+#[test]
+fn panic_in_an_init_hook_fails_init() {
+    let mut fragile = Fragile::new();
+    fragile.panic_in_init = true;
+    let error = sim_init()
+        .add_model(Recorder::<u32>::new(&Log::new()), Mailbox::new(), "fine")
+        .add_model(fragile, Mailbox::new(), "broken")
+        .init(t(7))
+        .unwrap_err();
+    assert_eq!(
+        error,
+        SimulationError::ModelPanic {
+            time: t(7),
+            model: "broken".into(),
+            model_type: "Fragile",
+            message: "cannot start".into(),
+        }
+    );
+}
+
+#[test]
+fn non_string_panic_payload_is_still_reported() {
+    struct Odd;
+    impl Odd {
+        async fn input(&mut self, _: (), _cx: &mut Context<Self>) {
+            std::panic::panic_any(42_u64);
+        }
+    }
+    hand_model! {
+        Odd, OddMessage, OddPorts;
+        inputs { input: () }
+        repliers {}
+    }
+
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(sim_init().add_model(Odd, mbox, "odd"));
+    let error = simu
+        .process_event(Odd::ports().input, (), &addr)
+        .unwrap_err();
+    match error {
+        SimulationError::ModelPanic {
+            model,
+            model_type,
+            message,
+            ..
+        } => {
+            assert_eq!((model.as_str(), model_type), ("odd", "Odd"));
+            assert!(!message.is_empty());
+        }
+        other => panic!("expected a model panic, got {other:?}"),
+    }
+}

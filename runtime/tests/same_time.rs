@@ -1,0 +1,168 @@
+//! The documented order of events due at the same time
+//! (`runtime/src/scheduler.rs`): events scheduled from the bench first,
+//! then those of each model in the order the models were added, and those
+//! of one origin in the order it scheduled them; a periodic event keeps its
+//! place among its origin's events at every occurrence.
+
+mod common;
+use common::*;
+
+/// Schedules labelled ticks on itself and records the ticks it receives.
+struct Stamper {
+    log: Log<&'static str>,
+    on_init: Vec<(SimTime, &'static str)>,
+}
+
+impl Stamper {
+    fn new(log: &Log<&'static str>) -> Self {
+        Stamper {
+            log: log.clone(),
+            on_init: Vec::new(),
+        }
+    }
+
+    async fn tick(&mut self, label: &'static str, cx: &mut Context<Self>) {
+        self.log.push(cx.name(), cx.time(), label);
+    }
+
+    async fn plan(&mut self, plan: Vec<(SimTime, &'static str)>, cx: &mut Context<Self>) {
+        for (time, label) in plan {
+            cx.schedule_event(time, Self::ports().tick, label).unwrap();
+        }
+    }
+
+    async fn setup(&mut self, cx: &mut Context<Self>) {
+        let plan = std::mem::take(&mut self.on_init);
+        self.plan(plan, cx).await;
+    }
+}
+
+hand_model! {
+    Stamper, StamperMessage, StamperPorts;
+    inputs { tick: &'static str, plan: Vec<(SimTime, &'static str)> }
+    repliers {}
+    init setup;
+}
+
+/// At one model: bench events come before the model's own, even when the
+/// model scheduled its own first (during init); each origin keeps its
+/// scheduling order, not its time-stamp order of scheduling calls.
+#[test]
+fn bench_events_come_before_a_models_own_events_at_the_same_time() {
+    let log = Log::new();
+    let mut stamper = Stamper::new(&log);
+    stamper.on_init = vec![(t(1), "own-1"), (t(1), "own-2")];
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(
+        sim_init()
+            .add_model(Stamper::new(&log), Mailbox::new(), "other")
+            .add_model(stamper, mbox, "m"),
+    );
+    // Scheduled later in wall-clock time than the model's own events.
+    let scheduler = simu.scheduler();
+    scheduler
+        .schedule_event(t(1), Stamper::ports().tick, "bench-1", &addr)
+        .unwrap();
+    // The model schedules more at t=1 from a message (after init).
+    simu.process_event(Stamper::ports().plan, vec![(t(1), "own-3")], &addr)
+        .unwrap();
+    scheduler
+        .schedule_event(t(1), Stamper::ports().tick, "bench-2", &addr)
+        .unwrap();
+    // Something earlier and later, to show time still comes first.
+    scheduler
+        .schedule_event(t(2), Stamper::ports().tick, "bench-late", &addr)
+        .unwrap();
+    simu.process_event(
+        Stamper::ports().plan,
+        vec![(SimTime::from_nanos(1), "own-early")],
+        &addr,
+    )
+    .unwrap();
+
+    simu.run().unwrap();
+    assert_eq!(
+        log.values_of("m"),
+        vec![
+            "own-early",
+            "bench-1",
+            "bench-2",
+            "own-1",
+            "own-2",
+            "own-3",
+            "bench-late"
+        ]
+    );
+}
+
+/// A periodic event keeps the place its scheduling gave it among its
+/// origin's events, at every occurrence: here the bench's periodic event
+/// was scheduled first, so it precedes the bench's one-shot events at the
+/// times they share, even at its later occurrences.
+#[test]
+fn periodic_event_keeps_its_place_among_its_origins_events() {
+    let log = Log::new();
+    let mut stamper = Stamper::new(&log);
+    stamper.on_init = vec![(t(2), "own")];
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(sim_init().add_model(stamper, mbox, "m"));
+    let scheduler = simu.scheduler();
+    let tick = Stamper::ports().tick;
+    scheduler
+        .schedule_periodic_event(t(1), secs(1), tick, "periodic", &addr)
+        .unwrap();
+    scheduler
+        .schedule_event(t(2), tick, "once-2", &addr)
+        .unwrap();
+    scheduler
+        .schedule_event(t(3), tick, "once-3", &addr)
+        .unwrap();
+
+    simu.step_until(t(3)).unwrap();
+    assert_eq!(
+        log.timed(),
+        vec![
+            (t(1), "periodic"),
+            (t(2), "periodic"),
+            (t(2), "once-2"),
+            (t(2), "own"),
+            (t(3), "periodic"),
+            (t(3), "once-3"),
+        ]
+    );
+}
+
+/// Across models: same-time events of different models are delivered in
+/// the order the models were added, whatever the order in which they were
+/// scheduled. With the deterministic executor, models are then polled in
+/// delivery order, so the shared trace shows the add order.
+#[test]
+fn models_events_are_delivered_in_model_add_order() {
+    if !deterministic() {
+        return;
+    }
+    let log = Log::new();
+    let names = ["a", "b", "c", "d"];
+    let mboxes: Vec<Mailbox<Stamper>> = names.iter().map(|_| Mailbox::new()).collect();
+    let addrs: Vec<Address<Stamper>> = mboxes.iter().map(Mailbox::address).collect();
+    let mut init = sim_init();
+    for (name, mbox) in names.iter().zip(mboxes) {
+        init = init.add_model(Stamper::new(&log), mbox, *name);
+    }
+    let mut simu = start(init);
+    // Scheduled in reverse add order: d first, a last.
+    for (name, addr) in names.iter().zip(&addrs).rev() {
+        simu.process_event(Stamper::ports().plan, vec![(t(5), *name)], addr)
+            .unwrap();
+    }
+    simu.step().unwrap();
+    assert_eq!(
+        log.pairs()
+            .iter()
+            .map(|(m, _)| m.as_str())
+            .collect::<Vec<_>>(),
+        names
+    );
+}

@@ -1,0 +1,1 @@
+//! trybuild cases of causim live in `tests/ui/`; see `tests/ui.rs`.

@@ -1,0 +1,9 @@
+use causim::prelude::*;
+
+#[model]
+pub enum Mode {
+    On,
+    Off,
+}
+
+fn main() {}

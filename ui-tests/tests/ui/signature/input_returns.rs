@@ -1,0 +1,14 @@
+use causim::prelude::*;
+
+#[model]
+pub struct Model1;
+
+#[model]
+impl Model1 {
+    #[input]
+    pub fn set(&mut self, x: u32) -> u32 {
+        x
+    }
+}
+
+fn main() {}

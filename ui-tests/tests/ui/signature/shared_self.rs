@@ -1,0 +1,15 @@
+use causim::prelude::*;
+
+#[model]
+pub struct Model1;
+
+#[model]
+impl Model1 {
+    #[input]
+    pub fn set(&mut self, _x: u32) {}
+
+    #[input]
+    pub fn peek(&self, _x: u32) {}
+}
+
+fn main() {}
