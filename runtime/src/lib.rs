@@ -21,7 +21,8 @@
 //! - [`Scheduler`]: schedule events from the bench;
 //! - [`SimulationError`]: everything that can go wrong, by name.
 //!
-//! See the [`model`] module for a complete hand-written model.
+//! See the [`model`](mod@model) module for a complete hand-written model,
+//! and the [`model`](macro@model) attribute for the macros that write it.
 
 pub mod context;
 pub(crate) mod executor;

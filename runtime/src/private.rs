@@ -43,3 +43,40 @@ pub const fn payload_must_be_send_and_static<T: Send + 'static>() {}
 
 /// Checks, at compile time, that a replier's reply can travel back.
 pub const fn reply_must_be_send_and_static<T: Send + 'static>() {}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    /// `#[model]` also works inside this crate, through
+    /// `extern crate self as causim`.
+    #[model]
+    struct Echo {
+        #[required]
+        out: Output<u8>,
+    }
+
+    #[model]
+    impl Echo {
+        #[input]
+        async fn echo(&mut self, x: u8) {
+            self.out.send(x).await;
+        }
+    }
+
+    #[test]
+    fn generated_model_metadata() {
+        let meta = Echo::metadata();
+        assert_eq!(meta.type_name, "Echo");
+        assert_eq!(
+            meta.port("echo").unwrap().to_string(),
+            "echo: InputPort<u8>"
+        );
+        assert_eq!(meta.port("out").unwrap().to_string(), "out: Output<u8>");
+        assert!(meta.port("out").unwrap().required);
+        let mut missing = Vec::new();
+        Echo { out: Output::new() }.unconnected_required_ports(&mut missing);
+        assert_eq!(missing, [meta.port("out").unwrap()]);
+        assert_eq!(Echo::ports().echo.name(), "echo");
+    }
+}

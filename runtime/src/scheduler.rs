@@ -18,6 +18,13 @@
 //! order the models were added to the bench, and those of one origin in the
 //! order it scheduled them. A periodic event keeps its place among its
 //! origin's events at every occurrence.
+//!
+//! All events due at one time are delivered to their mailboxes before any
+//! model runs at that time. Cancelling an event therefore takes effect only
+//! if it is due at a *later* time: an event due now is already in its
+//! model's mailbox. A model that needs "the answer arrived, forget the
+//! timeout" at the same instant should check its own state when the timeout
+//! arrives.
 
 pub(crate) mod action;
 mod key;
@@ -257,6 +264,31 @@ impl Scheduler {
         Ok(key)
     }
 
+    /// Like [`schedule_in`](Scheduler::schedule_in), returning a key that
+    /// cancels the event.
+    pub fn schedule_keyed_in<T, P>(
+        &self,
+        delay: Duration,
+        port: P,
+        payload: T,
+        address: impl IntoAddress<P::Model>,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Send + 'static,
+        P: InputFor<T>,
+    {
+        let time = self.core.time_after(delay)?;
+        self.schedule_keyed_event(time, port, payload, address)
+    }
+
+    /// Like [`schedule`](Scheduler::schedule), returning a key that cancels
+    /// the event (e.g. an [`EventSource`](crate::EventSource) event).
+    pub fn schedule_keyed(&self, time: SimTime, event: Event) -> Result<EventKey, SchedulingError> {
+        let key = EventKey::new();
+        self.schedule_entry(time, event, Some(key.clone()), None)?;
+        Ok(key)
+    }
+
     /// Schedules `payload` for `port` first at `time`, then every `period`,
     /// until the returned key cancels it.
     pub fn schedule_periodic_event<T, P>(
@@ -275,6 +307,24 @@ impl Scheduler {
         let event = Event::periodic(port, payload, address);
         self.schedule_entry(time, event, Some(key.clone()), Some(period))?;
         Ok(key)
+    }
+
+    /// Like [`schedule_periodic_event`](Scheduler::schedule_periodic_event),
+    /// with the first occurrence `delay` from now.
+    pub fn schedule_periodic_in<T, P>(
+        &self,
+        delay: Duration,
+        period: Duration,
+        port: P,
+        payload: T,
+        address: impl IntoAddress<P::Model>,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Clone + Send + 'static,
+        P: InputFor<T>,
+    {
+        let time = self.core.time_after(delay)?;
+        self.schedule_periodic_event(time, period, port, payload, address)
     }
 
     /// Asks the simulation to stop after the current time step; the running

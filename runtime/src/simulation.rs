@@ -205,8 +205,8 @@ impl Simulation {
         replies
             .into_iter()
             .next()
-            .ok_or(SimulationError::NoRecipient {
-                sender: None,
+            .ok_or_else(|| SimulationError::NoReply {
+                model: address.name().unwrap_or_default().to_string(),
                 model_type: address.channel().model_type(),
                 port: port.name(),
             })

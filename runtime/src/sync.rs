@@ -5,15 +5,39 @@
 //! cells, locks and thread operations through this module only. A normal
 //! build gets `std`'s; a build with `RUSTFLAGS="--cfg causim_loom"` gets
 //! `loom`'s, so that the loom tests explore every interleaving of exactly
-//! the code that ships. `std::sync::Arc` stays in use everywhere: wakers
-//! are built from it, and loom checks the accesses, not the reference
-//! counts.
-
-#[cfg(not(causim_loom))]
-pub(crate) use std::sync::{Mutex, MutexGuard};
+//! the code that ships.
+//!
+//! `Arc` is here too, for what the executor shares between threads: loom
+//! must see the reference counts to know when a drop is synchronised.
+//! Under loom, `st3`'s queues and `diatomic-waker` are replaced by
+//! instrumented stand-ins (see `stand_in`), so that loom sees every
+//! hand-over between threads.
 
 #[cfg(causim_loom)]
-pub(crate) use loom::sync::{Mutex, MutexGuard};
+mod stand_in;
+
+#[cfg(not(causim_loom))]
+pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
+
+#[cfg(causim_loom)]
+pub(crate) use loom::sync::{Arc, Mutex, MutexGuard};
+
+#[cfg(not(causim_loom))]
+pub(crate) use diatomic_waker::DiatomicWaker;
+
+#[cfg(causim_loom)]
+pub(crate) use stand_in::DiatomicWaker;
+
+/// The work-stealing run queues of the multi-threaded executor.
+pub(crate) mod work_queue {
+    #[cfg(not(causim_loom))]
+    pub(crate) use st3::fifo::{Stealer, Worker};
+    #[cfg(not(causim_loom))]
+    pub(crate) use st3::StealError;
+
+    #[cfg(causim_loom)]
+    pub(crate) use super::stand_in::{StealError, Stealer, Worker};
+}
 
 /// Atomic types and fences.
 pub(crate) mod atomic {

@@ -24,7 +24,7 @@ fn output_map_and_filter_map_connect() {
         &mapped_mbox,
     );
     emitter.outs[0].filter_map_connect(
-        |x: u32| (x % 2 == 0).then(|| u64::from(x) * 100),
+        |x: u32| x.is_multiple_of(2).then(|| u64::from(x) * 100),
         Recorder::ports().input,
         &evens_mbox,
     );

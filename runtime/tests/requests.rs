@@ -419,3 +419,35 @@ fn replier_may_answer_later_from_another_message() {
         .unwrap();
     assert_eq!(log.values_of("requester"), vec![vec![700], vec![800]]);
 }
+
+#[test]
+fn bench_query_to_a_replier_that_drops_its_reply_sender_is_no_reply() {
+    let moody_mbox = Mailbox::new();
+    let moody = moody_mbox.address();
+    let mut simu = start(sim_init().add_model(
+        Moody {
+            out: Output::new(),
+            stash: None,
+        },
+        moody_mbox,
+        "moody",
+    ));
+    assert_eq!(simu.process_query(Moody::ports().ask, 4, &moody), Ok(4));
+    let error = simu
+        .process_query(Moody::ports().ask, 5, &moody)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        SimulationError::NoReply {
+            model: "moody".to_string(),
+            model_type: "Moody",
+            port: "ask",
+        }
+    );
+    assert!(!error.is_fatal());
+    assert!(error
+        .to_string()
+        .contains("replier `ask` of model `moody` (Moody)"));
+    // The simulation goes on.
+    assert_eq!(simu.process_query(Moody::ports().ask, 6, &moody), Ok(6));
+}

@@ -481,3 +481,44 @@ fn scheduling_errors_convert_into_simulation_errors() {
     assert!(!err.is_fatal());
     assert!(!err.to_string().is_empty());
 }
+
+#[test]
+fn bench_keyed_and_periodic_relative_forms() {
+    let mut b = bench(vec![], SimTime::ZERO);
+    let scheduler = b.simu.scheduler();
+    b.simu.step_until(t(1)).unwrap();
+    let keyed = scheduler
+        .schedule_keyed_in(secs(2), Planner::ports().tick, 30, &b.planner)
+        .unwrap();
+    let periodic = scheduler
+        .schedule_periodic_in(secs(1), secs(2), Planner::ports().tick, 7, &b.planner)
+        .unwrap();
+    b.simu.step_until(t(6)).unwrap();
+    // Keyed at t=3; periodic at t=2, 4, 6.
+    assert_eq!(b.ticks(), vec![(t(2), 7), (t(3), 30), (t(4), 7), (t(6), 7)]);
+    periodic.cancel();
+    keyed.cancel(); // already fired: no-op
+    b.simu.run().unwrap();
+    assert_eq!(b.ticks().len(), 4);
+    let zero = scheduler.schedule_periodic_in(
+        secs(1),
+        Duration::ZERO,
+        Planner::ports().tick,
+        1,
+        &b.planner,
+    );
+    assert_eq!(zero.unwrap_err(), SchedulingError::ZeroPeriod);
+}
+
+#[test]
+fn bench_keyed_source_event_can_be_cancelled() {
+    let mut b = bench(vec![], SimTime::ZERO);
+    let mut source = EventSource::new();
+    source.connect(Planner::ports().tick, &b.planner);
+    let scheduler = b.simu.scheduler();
+    let key = scheduler.schedule_keyed(t(1), source.event(1)).unwrap();
+    scheduler.schedule_keyed(t(2), source.event(2)).unwrap();
+    key.cancel();
+    b.simu.run().unwrap();
+    assert_eq!(b.ticks(), vec![(t(2), 2)]);
+}

@@ -25,21 +25,21 @@ pub(crate) mod context;
 pub(crate) mod shared;
 pub(crate) mod sleepers;
 pub(crate) mod task;
+pub(crate) mod waker;
 pub(crate) mod worker;
 
 #[cfg(all(test, causim_loom))]
 mod loom_tests;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
 use std::time::Instant;
-
-use st3::fifo::Worker;
 
 use super::current::Unbound;
 use super::st::{RunError, Stuck, TaskFuture};
 use super::TaskMeta;
 use crate::sync::thread::{self, JoinHandle};
+use crate::sync::work_queue::Worker;
+use crate::sync::Arc;
 use shared::Shared;
 use task::Task;
 
@@ -146,7 +146,7 @@ impl Executor {
     }
 
     /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, Unbound)> {
+    pub(crate) fn take_unbound(&mut self) -> Vec<(std::sync::Arc<str>, Unbound)> {
         self.shared.take_unbound()
     }
 

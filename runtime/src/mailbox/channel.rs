@@ -15,12 +15,11 @@
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
-use diatomic_waker::DiatomicWaker;
-
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
 use crate::executor::current;
 use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::DiatomicWaker;
 
 /// What a mailbox knows about the model that owns it once it is added to a
 /// bench.
@@ -262,6 +261,25 @@ mod loom_tests {
             assert_eq!(recv(&channel), 2);
             producer.join().unwrap();
             assert!(channel.is_idle() || channel.len() == 0);
+        });
+    }
+
+    #[test]
+    fn loom_channel_two_waiting_producers_are_both_served() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(2);
+        builder.check(|| {
+            let channel = channel(1);
+            let producers: Vec<_> = (0..2)
+                .map(|value| {
+                    let channel = channel.clone();
+                    thread::spawn(move || send(&channel, value))
+                })
+                .collect();
+            let mut received = [recv(&channel), recv(&channel)];
+            producers.into_iter().for_each(|p| p.join().unwrap());
+            received.sort_unstable();
+            assert_eq!(received, [0, 1]);
         });
     }
 

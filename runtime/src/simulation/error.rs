@@ -70,6 +70,16 @@ pub enum SimulationError {
         /// The port the message was for.
         port: &'static str,
     },
+    /// A bench query got no reply: the replier dropped its reply sender
+    /// without answering (or its model no longer exists).
+    NoReply {
+        /// The replier's model instance.
+        model: String,
+        /// The replier's model type.
+        model_type: &'static str,
+        /// The replier port.
+        port: &'static str,
+    },
     /// Required ports were left unconnected.
     MissingConnections(Vec<MissingConnection>),
     /// Two models were added under the same name.
@@ -169,6 +179,14 @@ impl fmt::Display for SimulationError {
                     "{sender} sent a message to input `{port}` of a `{model_type}` whose mailbox was never added to the bench; the message was dropped"
                 )
             }
+            SimulationError::NoReply {
+                model,
+                model_type,
+                port,
+            } => write!(
+                f,
+                "replier `{port}` of model `{model}` ({model_type}) did not reply to the bench query"
+            ),
             SimulationError::MissingConnections(missing) => {
                 f.write_str("required ports left unconnected: ")?;
                 for (i, m) in missing.iter().enumerate() {

@@ -9,12 +9,11 @@
 //! and before running the models.
 
 use std::cell::RefCell;
-use std::sync::Arc;
-
-use st3::fifo::Worker;
 
 use super::shared::Shared;
 use super::task::Task;
+use crate::sync::work_queue::Worker;
+use crate::sync::Arc;
 
 /// A worker's identity and own run queue.
 pub(crate) struct WorkerContext {

@@ -7,19 +7,18 @@
 //! explored are those of this crate's atomics, locks and parking.
 
 use std::future::poll_fn;
-use std::sync::Arc;
 use std::task::{Poll, Waker};
 
 use super::Executor;
 use crate::executor::st::RunError;
 use crate::executor::TaskMeta;
 use crate::sync::atomic::{AtomicBool, Ordering};
-use crate::sync::{lock, Mutex};
+use crate::sync::{lock, Arc, Mutex};
 
 /// A bench task named `name`.
 fn meta(name: &str) -> TaskMeta {
     TaskMeta {
-        name: Arc::from(name),
+        name: std::sync::Arc::from(name),
         model_type: "test",
         mailbox: None,
     }

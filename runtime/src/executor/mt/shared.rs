@@ -16,9 +16,6 @@
 //!   never added, for the calling thread to turn into errors.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
-
-use st3::fifo::Stealer;
 
 use super::context::{self, WorkerContext};
 use super::sleepers::Sleepers;
@@ -27,7 +24,8 @@ use crate::executor::current::Unbound;
 use crate::executor::TaskMeta;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::thread::Thread;
-use crate::sync::{lock, Mutex};
+use crate::sync::work_queue::Stealer;
+use crate::sync::{lock, Arc, Mutex};
 
 /// What other threads know about one worker.
 pub(crate) struct Slot {
@@ -82,7 +80,7 @@ pub(crate) struct Shared {
     failure: Mutex<Option<Failure>>,
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
-    unbound: Mutex<Vec<(Arc<str>, Unbound)>>,
+    unbound: Mutex<Vec<(std::sync::Arc<str>, Unbound)>>,
 }
 
 impl Shared {
@@ -213,12 +211,12 @@ impl Shared {
     }
 
     /// Notes a message sent by `sender` to a mailbox never added.
-    pub(crate) fn report_unbound(&self, sender: Arc<str>, unbound: Unbound) {
+    pub(crate) fn report_unbound(&self, sender: std::sync::Arc<str>, unbound: Unbound) {
         lock(&self.unbound).push((sender, unbound));
     }
 
     /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&self) -> Vec<(Arc<str>, Unbound)> {
+    pub(crate) fn take_unbound(&self) -> Vec<(std::sync::Arc<str>, Unbound)> {
         std::mem::take(&mut *lock(&self.unbound))
     }
 }

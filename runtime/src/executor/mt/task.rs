@@ -17,15 +17,12 @@
 //! scheduled happens-before the poll that follows: that poll sees whatever
 //! the waker published (e.g. a message), so no wake-up is lost.
 
-use std::sync::Arc;
-use std::task::Wake;
-
 use super::shared::Shared;
 use crate::executor::current::Waiting;
 use crate::executor::st::TaskFuture;
 use crate::executor::TaskMeta;
 use crate::sync::atomic::{AtomicU8, Ordering};
-use crate::sync::Mutex;
+use crate::sync::{Arc, Mutex};
 
 /// Queued, or woken while running.
 const SCHEDULED: u8 = 0b001;
@@ -112,16 +109,12 @@ impl Task {
     }
 }
 
-impl Wake for Task {
-    fn wake(self: Arc<Self>) {
-        if self.mark_woken() {
-            Shared::schedule_woken(self);
-        }
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        if self.mark_woken() {
-            Shared::schedule_woken(self.clone());
+impl Task {
+    /// What every waker of the task does: mark it woken, and queue it if
+    /// it was idle.
+    pub(crate) fn wake_by_ref(task: &Arc<Self>) {
+        if task.mark_woken() {
+            Shared::schedule_woken(task.clone());
         }
     }
 }

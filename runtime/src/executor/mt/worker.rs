@@ -7,18 +7,17 @@
 //! calling thread, worker 0 (which loops until the step is complete).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::Instant;
-
-use st3::StealError;
 
 use super::context::WorkerContext;
 use super::task::{AfterPoll, Task};
+use super::waker::waker;
 use crate::executor::current;
 use crate::executor::panic_message;
-use crate::sync::lock;
 use crate::sync::thread;
+use crate::sync::work_queue::StealError;
+use crate::sync::{lock, Arc};
 
 /// How many times a worker retries stealing from queues that were busy.
 const STEAL_RETRIES: usize = 3;
@@ -115,7 +114,7 @@ pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
     let Some(future) = cell.future.as_mut() else {
         return;
     };
-    let waker = Waker::from(task.clone());
+    let waker = waker(task.clone());
     let mut task_cx = Context::from_waker(&waker);
     let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut task_cx)));
     // File what the ports noted during the poll under this task.
