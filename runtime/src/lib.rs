@@ -44,6 +44,18 @@ extern crate self as causim;
 
 pub use causim_macros::{init, input, model, replier};
 
+/// The README's code blocks, compiled and run as doctests so that the first
+/// model a newcomer reads is known to work.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
+/// The guide's code blocks (`docs/guide.md`), compiled and run as doctests
+/// so that the guide cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide.md")]
+pub struct GuideDoctests;
+
 pub use context::Context;
 pub use mailbox::{Address, IntoAddress, Mailbox};
 pub use model::Model;

@@ -48,26 +48,13 @@ pub(crate) mod atomic {
     pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU8, AtomicUsize, Ordering};
 }
 
-/// Thread handles, parking and spawning.
+/// Thread spawning and yielding.
 pub(crate) mod thread {
     #[cfg(not(causim_loom))]
-    pub(crate) use std::thread::{current, park, yield_now, JoinHandle, Thread};
+    pub(crate) use std::thread::{yield_now, JoinHandle};
 
     #[cfg(causim_loom)]
-    pub(crate) use loom::thread::{current, park, yield_now, JoinHandle, Thread};
-
-    /// Parks the current thread until unparked or `timeout` passes
-    /// (spurious returns are allowed, as with `std::thread::park`).
-    #[cfg(not(causim_loom))]
-    pub(crate) fn park_timeout(timeout: std::time::Duration) {
-        std::thread::park_timeout(timeout);
-    }
-
-    /// Loom has no clock: parking with a timeout is plain parking.
-    #[cfg(causim_loom)]
-    pub(crate) fn park_timeout(_timeout: std::time::Duration) {
-        loom::thread::park();
-    }
+    pub(crate) use loom::thread::{yield_now, JoinHandle};
 
     /// Spawns a named thread.
     #[cfg(not(causim_loom))]
@@ -85,6 +72,85 @@ pub(crate) mod thread {
         F: FnOnce() + Send + 'static,
     {
         loom::thread::Builder::new().name(name).spawn(f)
+    }
+}
+
+/// Parks one worker's thread until another thread unparks it.
+///
+/// With `std`, the thread's own park token: an unpark that comes before the
+/// park makes the park return at once; parks may return spuriously. Loom's
+/// `unpark` would also wake a thread blocked on a lock or a join (which
+/// `std`'s never does), so under loom a flag under a lock with a condition
+/// variable gives the same token semantics instead.
+#[derive(Debug)]
+pub(crate) struct Parker {
+    /// The thread that parks here (the latest to call `set_owner`).
+    #[cfg(not(causim_loom))]
+    thread: Mutex<Option<std::thread::Thread>>,
+    /// The token.
+    #[cfg(causim_loom)]
+    token: Mutex<bool>,
+    /// Signalled when the token is set.
+    #[cfg(causim_loom)]
+    condvar: loom::sync::Condvar,
+}
+
+impl Parker {
+    /// A parker with no owner and no token.
+    pub(crate) fn new() -> Self {
+        Parker {
+            #[cfg(not(causim_loom))]
+            thread: Mutex::new(None),
+            #[cfg(causim_loom)]
+            token: Mutex::new(false),
+            #[cfg(causim_loom)]
+            condvar: loom::sync::Condvar::new(),
+        }
+    }
+
+    /// Makes the current thread the one that parks here.
+    pub(crate) fn set_owner(&self) {
+        #[cfg(not(causim_loom))]
+        {
+            let current = std::thread::current();
+            let mut thread = lock(&self.thread);
+            if thread.as_ref().map(std::thread::Thread::id) != Some(current.id()) {
+                *thread = Some(current);
+            }
+        }
+    }
+
+    /// Wakes the owner, or makes its next park return at once.
+    pub(crate) fn unpark(&self) {
+        #[cfg(not(causim_loom))]
+        if let Some(thread) = lock(&self.thread).as_ref() {
+            thread.unpark();
+        }
+        #[cfg(causim_loom)]
+        {
+            *lock(&self.token) = true;
+            self.condvar.notify_one();
+        }
+    }
+
+    /// Parks the owner (the calling thread) until unparked or `timeout`
+    /// passes; may return spuriously.
+    pub(crate) fn park(&self, timeout: Option<std::time::Duration>) {
+        #[cfg(not(causim_loom))]
+        match timeout {
+            Some(timeout) => std::thread::park_timeout(timeout),
+            None => std::thread::park(),
+        }
+        #[cfg(causim_loom)]
+        {
+            // Loom has no clock: a timeout is never reached.
+            let _ = timeout;
+            let mut token = lock(&self.token);
+            while !*token {
+                token = self.condvar.wait(token).unwrap();
+            }
+            *token = false;
+        }
     }
 }
 

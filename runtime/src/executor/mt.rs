@@ -116,7 +116,6 @@ impl Executor {
     /// or `deadline` passes.
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
         let shared = self.shared.clone();
-        shared.slots[0].set_current_thread();
         let installed = context::install(&shared, 0, &mut self.main);
         let outcome = context::with(|cx| match cx {
             Some(cx) => run_main(cx, deadline),

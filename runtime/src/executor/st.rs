@@ -9,6 +9,7 @@
 //! is behind a mutex that is never contended in practice (the only thread
 //! that wakes tasks is the one polling them).
 
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -86,6 +87,8 @@ struct Task {
     meta: TaskMeta,
     /// What it waited on after its last poll, if not its mailbox.
     waiting: Option<Waiting>,
+    /// True while its id is in [`Executor::candidates`].
+    listed: Cell<bool>,
 }
 
 /// A task that is not idle when the run queue is empty.
@@ -105,6 +108,12 @@ pub(crate) struct Executor {
     free: Vec<usize>,
     /// Ids of woken tasks.
     queue: Arc<RunQueue>,
+    /// The tasks that may be stuck: those polled since the last
+    /// [`stuck`](Executor::stuck) and those it found stuck. Any other task
+    /// was idle then and has not run since, so it still is (a message
+    /// would have woken it): a step among many idle models costs nothing
+    /// per idle model.
+    candidates: RefCell<Vec<usize>>,
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
     unbound: Vec<(Arc<str>, Unbound)>,
@@ -119,6 +128,7 @@ impl Executor {
             queue: Arc::new(RunQueue {
                 ids: Mutex::new(VecDeque::new()),
             }),
+            candidates: RefCell::new(Vec::new()),
             unbound: Vec::new(),
         }
     }
@@ -138,6 +148,7 @@ impl Executor {
             waker,
             meta,
             waiting: None,
+            listed: Cell::new(false),
         };
         if id == self.tasks.len() {
             self.tasks.push(Some(task));
@@ -188,6 +199,9 @@ impl Executor {
         match outcome {
             Ok(Poll::Pending) => {
                 task.waiting = report.waiting;
+                if !task.listed.replace(true) {
+                    self.candidates.get_mut().push(id);
+                }
                 Ok(())
             }
             Ok(Poll::Ready(())) => {
@@ -212,16 +226,36 @@ impl Executor {
     }
 
     /// Tasks that are neither finished nor waiting on an empty mailbox.
+    /// Only the [`candidates`](Executor::candidates) are looked at; the
+    /// result is in task order.
     pub(crate) fn stuck(&self) -> Vec<Stuck> {
-        self.tasks
+        let mut candidates = self.candidates.borrow_mut();
+        let mut still = Vec::new();
+        for id in candidates.drain(..) {
+            let Some(task) = self.tasks.get(id).and_then(Option::as_ref) else {
+                continue; // finished
+            };
+            // A reused id can be listed twice: look once.
+            if task.listed.replace(false)
+                && !task.meta.mailbox.as_ref().is_some_and(|m| m.is_idle())
+            {
+                still.push(id);
+            }
+        }
+        still.sort_unstable();
+        let stuck = still
             .iter()
-            .flatten()
-            .filter(|t| !t.meta.mailbox.as_ref().is_some_and(|m| m.is_idle()))
-            .map(|t| Stuck {
-                meta: t.meta.clone(),
-                waiting: t.waiting.clone(),
+            .filter_map(|&id| self.tasks[id].as_ref())
+            .map(|t| {
+                t.listed.set(true);
+                Stuck {
+                    meta: t.meta.clone(),
+                    waiting: t.waiting.clone(),
+                }
             })
-            .collect()
+            .collect();
+        candidates.extend(still);
+        stuck
     }
 
     /// Takes the reports of messages sent to mailboxes never added.

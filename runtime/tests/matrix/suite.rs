@@ -8,6 +8,7 @@
 //   and worker threads would blur the count);
 // - `determinism.rs`: bit-identical traces are the deterministic mode's
 //   promise, not the multi-threaded executor's;
+// - `causal_props.rs`: runs every bench on 1, 2 and 4 threads itself;
 // - `macro_vs_hand.rs`: compares generated with hand-written models, not
 //   executors (and builds its benches without `common::sim_init`).
 // `matrix_is_complete` (in `mt2.rs`) fails when a new test file is neither
@@ -45,6 +46,7 @@ mod timeout;
 #[allow(dead_code)]
 pub const NOT_IN_MATRIX: &[&str] = &[
     "alloc.rs",
+    "causal_props.rs",
     "determinism.rs",
     "macro_vs_hand.rs",
     "mt2.rs",

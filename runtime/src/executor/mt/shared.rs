@@ -23,31 +23,23 @@ use super::task::Task;
 use crate::executor::current::Unbound;
 use crate::executor::TaskMeta;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use crate::sync::thread::Thread;
 use crate::sync::work_queue::Stealer;
-use crate::sync::{lock, Arc, Mutex};
+use crate::sync::{lock, Arc, Mutex, Parker};
 
 /// What other threads know about one worker.
 pub(crate) struct Slot {
     /// Steals from the worker's own queue.
     pub(crate) stealer: Stealer<Arc<Task>>,
-    /// The worker's thread, once it runs (for worker 0, the thread that
-    /// called in last).
-    pub(crate) thread: Mutex<Option<Thread>>,
+    /// Where the worker parks (for worker 0: the thread that called in
+    /// last).
+    pub(crate) parker: Parker,
 }
 
 impl Slot {
-    /// Wakes the worker's thread if it is parked (or makes its next park
-    /// return at once).
+    /// Wakes the worker if it is parked (or makes its next park return at
+    /// once).
     pub(crate) fn unpark(&self) {
-        if let Some(thread) = lock(&self.thread).as_ref() {
-            thread.unpark();
-        }
-    }
-
-    /// Records the current thread as this worker's.
-    pub(crate) fn set_current_thread(&self) {
-        *lock(&self.thread) = Some(crate::sync::thread::current());
+        self.parker.unpark();
     }
 }
 
@@ -94,7 +86,7 @@ impl Shared {
                 .into_iter()
                 .map(|stealer| Slot {
                     stealer,
-                    thread: Mutex::new(None),
+                    parker: Parker::new(),
                 })
                 .collect(),
             sleepers: Sleepers::new(),

@@ -24,7 +24,7 @@ const STEAL_RETRIES: usize = 3;
 
 /// The loop of a spawned worker: runs tasks until shutdown.
 pub(crate) fn work(cx: &WorkerContext) {
-    cx.shared.slots[cx.index].set_current_thread();
+    cx.shared.slots[cx.index].parker.set_owner();
     while !cx.shared.is_shut_down() {
         match next_task(cx) {
             Some(task) => run_task(cx, task),
@@ -88,6 +88,10 @@ fn steal(cx: &WorkerContext) -> Option<Arc<Task>> {
 /// looking for work one last time.
 pub(crate) fn park(cx: &WorkerContext, deadline: Option<Instant>) {
     let shared = &cx.shared;
+    if cx.index == 0 {
+        // Whoever calls in is worker 0; only its parking needs to know.
+        shared.slots[0].parker.set_owner();
+    }
     shared.sleepers.register(cx.index);
     // The last look, after registering: work queued from now on wakes us.
     if let Some(task) = next_task(cx) {
@@ -95,14 +99,11 @@ pub(crate) fn park(cx: &WorkerContext, deadline: Option<Instant>) {
         run_task(cx, task);
         return;
     }
-    let done = cx.index == 0 && shared.is_quiescent();
+    // Worker 0 must not sleep through the end of the step or a failure.
+    let done = cx.index == 0 && (shared.is_quiescent() || shared.is_stopped());
     if !done && !shared.is_shut_down() {
-        match deadline {
-            Some(deadline) => {
-                thread::park_timeout(deadline.saturating_duration_since(Instant::now()))
-            }
-            None => thread::park(),
-        }
+        let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        shared.slots[cx.index].parker.park(timeout);
     }
     shared.sleepers.unregister(cx.index);
 }

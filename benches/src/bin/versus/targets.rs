@@ -1,0 +1,170 @@
+//! The targets, checked against the medians of this run, and the
+//! memory guard that skips a scale run that would not fit.
+
+use std::fmt::Write;
+
+use causim_benches::{Engine, Workload};
+
+use crate::report::find;
+use crate::stats::{Config, Series};
+
+/// Runs whose estimated memory exceeds this share of available memory are
+/// skipped.
+const MEMORY_SHARE: f64 = 0.6;
+
+/// Why `config` must not run, if it would not fit in memory: estimated
+/// from the bytes per model of the same engine at the largest size
+/// already measured.
+pub fn memory_guard(config: &Config, done: &[Series]) -> Option<String> {
+    if config.workload != Workload::Scale {
+        return None;
+    }
+    let models = config.params.get("models") as f64;
+    let per_model = done
+        .iter()
+        .filter(|s| s.config.workload == Workload::Scale && s.config.engine == config.engine)
+        .filter_map(|s| Some((s.config.params.get("models"), s.summary()?.bytes_per_model?)))
+        .max_by_key(|&(m, _)| m)
+        .map(|(_, b)| b)?;
+    let needed = per_model * models * 1.5;
+    let available = available_bytes()?;
+    (needed > available * MEMORY_SHARE).then(|| {
+        format!(
+            "skipped: ~{:.1} GiB estimated ({per_model:.0} B/model × 1.5), {:.1} GiB available",
+            needed / 1_073_741_824.0,
+            available / 1_073_741_824.0
+        )
+    })
+}
+
+/// `MemAvailable` from /proc/meminfo, in bytes.
+fn available_bytes() -> Option<f64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024.0)
+}
+
+/// The targets section: each target with the figures of this run.
+pub fn check(all: &[Series]) -> String {
+    let mut out = String::from("## Targets (medians of this run)\n\n");
+    for line in pinball(all)
+        .into_iter()
+        .chain(ring(all))
+        .chain(chain(all))
+        .chain(dispatch(all))
+        .chain(memory(all))
+    {
+        let _ = writeln!(out, "- {line}");
+    }
+    out
+}
+
+/// `met`/`MISSED` for a figure against a bound.
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "MISSED"
+    }
+}
+
+/// The causim series of `workload`.
+fn causim_series(
+    all: &[Series],
+    workload: Workload,
+    threads: usize,
+) -> impl Iterator<Item = &Series> {
+    all.iter().filter(move |s| {
+        s.config.workload == workload
+            && s.config.engine == Engine::Causim
+            && s.config.threads == threads
+    })
+}
+
+/// Pinball speed-ups over NeXosim (1 and 2 threads) and Tokio (2 threads).
+fn pinball(all: &[Series]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (threads, engine, bound) in [
+        (1, Engine::Nexosim, 4.0),
+        (2, Engine::Nexosim, 2.0),
+        (2, Engine::Tokio, 1.5),
+    ] {
+        for s in causim_series(all, Workload::Pinball, threads) {
+            let (Some(mine), Some(theirs)) = (s.summary(), find(all, s, engine, threads)) else {
+                continue;
+            };
+            let r = theirs.median_ns / mine.median_ns;
+            lines.push(format!(
+                "pinball {} on {threads} thread(s): {r:.2}× {engine} (target ≥ {bound}×): {}",
+                s.config.params,
+                verdict(r >= bound)
+            ));
+        }
+    }
+    lines
+}
+
+/// Ring time per hop, single-threaded.
+fn ring(all: &[Series]) -> Vec<String> {
+    causim_series(all, Workload::Ring, 1)
+        .filter_map(|s| {
+            let m = s.summary()?.median_ns;
+            Some(format!(
+                "ring {}: {m:.1} ns/hop (target ≤ 50): {}",
+                s.config.params,
+                verdict(m <= 50.0)
+            ))
+        })
+        .collect()
+}
+
+/// One-event scheduler step, 1 and 2 threads.
+fn chain(all: &[Series]) -> Vec<String> {
+    [(1, 50.0), (2, 1000.0)]
+        .into_iter()
+        .flat_map(|(threads, bound)| {
+            causim_series(all, Workload::SchedChain, threads).filter_map(move |s| {
+                let m = s.summary()?.median_ns;
+                Some(format!(
+                    "one-event scheduler step on {threads} thread(s): {m:.1} ns (target ≤ {bound}): {}",
+                    verdict(m <= bound)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Generated ÷ hand-written dispatch.
+fn dispatch(all: &[Series]) -> Vec<String> {
+    causim_series(all, Workload::Dispatch, 1)
+        .filter_map(|s| {
+            let generated = s.summary()?.median_ns;
+            let hand = find(all, s, Engine::CausimHand, 1)?.median_ns;
+            let r = generated / hand;
+            Some(format!(
+                "generated ÷ hand-written dispatch: {r:.3} ({generated:.1} / {hand:.1} ns) (target ≤ 1.02): {}",
+                verdict(r <= 1.02)
+            ))
+        })
+        .collect()
+}
+
+/// Resident bytes per idle model.
+fn memory(all: &[Series]) -> Vec<String> {
+    all.iter()
+        .filter(|s| {
+            s.config.workload == Workload::Scale
+                && s.config.engine == Engine::Causim
+                && s.config.threads == 1
+        })
+        .filter_map(|s| {
+            let b = s.summary()?.bytes_per_model?;
+            Some(format!(
+                "bytes per idle model, {}: {b:.0} (target ≤ 200): {}",
+                s.config.params,
+                verdict(b <= 200.0)
+            ))
+        })
+        .collect()
+}

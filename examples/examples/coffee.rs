@@ -1,0 +1,62 @@
+//! A coffee machine as a state machine with keyed, cancellable timeouts.
+//!
+//! ```sh
+//! cargo run --release --example coffee
+//! ```
+//!
+//! Plays one morning (see `causim_examples::coffee::MORNING`) and prints
+//! every state change, every timeout that fired and the counters.
+
+use std::process::ExitCode;
+
+use causim_examples::coffee::{self, clock, MORNING, STATES};
+use causim_examples::output::{run_main, AnyError, Options};
+
+const HELP: &str = "\
+Plays a morning at a coffee machine: coffees, a stop, an auto-off, a fault.
+
+Options:
+  --threads N   executor threads; 1 is deterministic (default 1)";
+
+fn main() -> ExitCode {
+    run_main(example)
+}
+
+fn example() -> Result<(), AnyError> {
+    let options = Options::from_env()?;
+    if options.help {
+        println!("{HELP}");
+        return Ok(());
+    }
+    options.reject_unknown(&["threads"])?;
+    let run = coffee::run(&MORNING, options.get("threads", 1)?)?;
+
+    println!("State changes\n");
+    println!("{:>8}  {:<9}    {:<9} cause", "time", "from", "to");
+    for t in &run.transitions {
+        let (from, to) = (format!("{:?}", t.from), format!("{:?}", t.to));
+        println!("{:>8}  {from:<9} -> {to:<9} {}", clock(t.time), t.cause);
+    }
+
+    println!("\nTimeouts that fired\n");
+    for f in &run.firings {
+        let note = if f.armed { "" } else { "  (was cancelled!)" };
+        println!("{:>8}  {:?}{note}", clock(f.time), f.timer);
+    }
+
+    let s = &run.stats;
+    println!("\nCounters\n");
+    println!("{:<28}{:>6}", "cups brewed", s.cups);
+    println!("{:<28}{:>6}", "brews stopped", s.aborted);
+    println!("{:<28}{:>6}", "presses ignored", s.ignored_presses);
+    println!("{:<28}{:>6}", "timeouts armed", s.armed);
+    println!("{:<28}{:>6}", "timeouts cancelled", s.cancelled);
+    println!("{:<28}{:>6}", "timeouts fired", s.fired);
+    println!("{:<28}{:>6}", "cancelled but fired", s.stale);
+
+    println!("\nTime in each state\n");
+    for (state, seconds) in STATES.iter().zip(run.time_in_state) {
+        println!("{:<28}{:>6.0} s", format!("{state:?}"), seconds);
+    }
+    Ok(())
+}

@@ -1,0 +1,22 @@
+//! Runnable causim benches of real systems.
+//!
+//! Each bench lives in this library so that two things can drive it: the
+//! example binary in `examples/` (`cargo run --release --example NAME`),
+//! which prints a summary and writes its time series, and the tests in
+//! `tests/`, which run the same bench, shorter, and check its key numbers.
+//! Keeping the models out of the binaries is what lets the tests assert on
+//! exactly the code a newcomer runs.
+//!
+//! - [`power`]: the flagship, a spacecraft power subsystem over a few
+//!   orbits: solar array, battery, loads on a request/reply power line.
+//! - [`thermostat`]: a room, a heater and a thermostat with hysteresis and
+//!   a daily setpoint schedule.
+//! - [`coffee`]: a coffee machine as a state machine driven by keyed,
+//!   cancellable timeouts.
+//! - [`output`]: what the binaries share: command-line options, where
+//!   files go, CSV, SVG plots and the progress bar.
+
+pub mod coffee;
+pub mod output;
+pub mod power;
+pub mod thermostat;

@@ -1,0 +1,833 @@
+//! A spacecraft electrical power subsystem in low Earth orbit.
+//!
+//! The bench follows a small satellite for a few orbits of 95 minutes, each
+//! with 60 minutes of sunlight and 35 of eclipse:
+//!
+//! ```text
+//!            sunlit ┌──────────▶ SolarArray (two wings) ◀─┐ solar: volts → amps
+//!   Orbit ──────────┼─ map !sunlit ─▶ battery heater ◀───┤ loads: volts → amps
+//!                   ├─ filter sunrise ─▶ Sequencer ─▶ payload ◀─┤
+//!                   └─▶ sink (eclipse count)    avionics ◀─┤
+//!                                        survival heater ◀─┤ (switched by the bench)
+//!                                                          │
+//!               Battery ◀── state / charge ── PowerBus ────┘ ──▶ telemetry sink
+//! ```
+//!
+//! The **power bus** is where the physics meets: every 10 s it asks the
+//! battery for its voltage (a battery-dominated, unregulated 24–33 V bus),
+//! then asks each load and each solar wing what current it draws or gives
+//! *at that voltage*. That is the power line as request/reply: voltage
+//! goes out on a `Requestor<f64, f64>`, current comes back, and fan-in sums
+//! the replies. The net power is held for the next 10 s (a zero-order hold)
+//! and charged into or drawn from the battery, whose charge limit and
+//! efficiencies decide how much is stored, lost or shunted away.
+//!
+//! The bus keeps the energy ledger (solar in, loads out, shunted) and the
+//! battery keeps its own (stored, lost); the two are kept by different
+//! models and must agree, which [`PowerSummary::balance_error_wh`] checks.
+//!
+//! Timing: orbit events fall on whole 10 s marks and the bus samples at
+//! 5 s past them, so no two models act on the same thing at the same
+//! instant and the run is identical on one thread or several.
+
+use std::fmt;
+use std::time::Duration;
+
+use causim::prelude::*;
+use causim::SchedulingError;
+
+/// One orbit: 95 minutes.
+pub const ORBIT_PERIOD: Duration = Duration::from_secs(95 * 60);
+/// The eclipse part of an orbit: 35 minutes.
+pub const ECLIPSE: Duration = Duration::from_secs(35 * 60);
+/// How often the bus samples currents and updates the battery.
+pub const BUS_PERIOD: Duration = Duration::from_secs(10);
+/// The bus samples this long after each 10 s mark (see the module docs).
+pub const BUS_PHASE: Duration = Duration::from_secs(5);
+
+/// The sun and Earth's shadow: tells who cares whether the craft is lit.
+///
+/// Starts at sunrise; eclipse begins after the sunlit part of each orbit and
+/// ends with the orbit.
+#[model]
+#[derive(Debug)]
+pub struct Orbit {
+    /// `true` at sunrise, `false` at eclipse entry.
+    #[required]
+    pub sunlit: Output<bool>,
+}
+
+#[model]
+impl Orbit {
+    /// Schedules both transitions as periodic events, once per orbit.
+    #[init]
+    fn start(&mut self, cx: &mut Context<Self>) {
+        let sunlit_part = ORBIT_PERIOD - ECLIPSE;
+        cx.schedule_periodic_in(sunlit_part, ORBIT_PERIOD, Self::ports().enter_eclipse, ())
+            .expect("orbit durations are positive constants");
+        cx.schedule_periodic_in(ORBIT_PERIOD, ORBIT_PERIOD, Self::ports().exit_eclipse, ())
+            .expect("orbit durations are positive constants");
+    }
+
+    /// The craft enters Earth's shadow.
+    #[input]
+    pub async fn enter_eclipse(&mut self) {
+        self.sunlit.send(false).await;
+    }
+
+    /// Sunrise.
+    #[input]
+    pub async fn exit_eclipse(&mut self) {
+        self.sunlit.send(true).await;
+    }
+}
+
+/// One solar array wing with a maximum-power-point tracker.
+///
+/// The tracker delivers the wing's power whatever the bus voltage, so the
+/// current it gives is `power / volts`. Power is proportional to the
+/// illumination: full sun or none (penumbra lasts seconds and is ignored).
+#[model]
+#[derive(Debug)]
+pub struct SolarArray {
+    /// Electrical power in full sun, W.
+    rated_w: f64,
+    /// 1.0 in sunlight, 0.0 in eclipse.
+    illumination: f64,
+}
+
+#[model]
+impl SolarArray {
+    /// A wing of `area_m2` with cells of `efficiency`, starting in sunlight.
+    pub fn new(area_m2: f64, efficiency: f64) -> Self {
+        /// Solar flux at 1 AU, W/m².
+        const SOLAR_CONSTANT: f64 = 1361.0;
+        SolarArray {
+            rated_w: SOLAR_CONSTANT * area_m2 * efficiency,
+            illumination: 1.0,
+        }
+    }
+
+    /// The orbit says whether the sun is visible.
+    #[input]
+    pub fn set_sunlit(&mut self, sunlit: bool) {
+        self.illumination = if sunlit { 1.0 } else { 0.0 };
+    }
+
+    /// The power line: bus voltage in, current given to the bus out.
+    #[replier]
+    pub fn current(&mut self, volts: f64) -> f64 {
+        self.rated_w * self.illumination / volts
+    }
+}
+
+/// How a load draws current.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LoadKind {
+    /// A heater element: `I = V / R`.
+    Resistive {
+        /// Resistance, Ω.
+        ohms: f64,
+    },
+    /// A unit behind a DC/DC converter: `I = P / V`.
+    ConstantPower {
+        /// Power drawn, W.
+        watts: f64,
+    },
+}
+
+/// A switchable load on the power line.
+#[model]
+#[derive(Debug)]
+pub struct Load {
+    /// How it draws current when on.
+    kind: LoadKind,
+    /// Whether it is switched on.
+    on: bool,
+}
+
+#[model]
+impl Load {
+    /// A load of `kind`, initially `on` or off.
+    pub fn new(kind: LoadKind, on: bool) -> Self {
+        Load { kind, on }
+    }
+
+    /// Switches the load on or off.
+    #[input]
+    pub fn switch(&mut self, on: bool) {
+        self.on = on;
+    }
+
+    /// The power line: bus voltage in, current drawn out.
+    #[replier]
+    pub fn current(&mut self, volts: f64) -> f64 {
+        match (self.on, self.kind) {
+            (false, _) => 0.0,
+            (true, LoadKind::Resistive { ohms }) => volts / ohms,
+            (true, LoadKind::ConstantPower { watts }) => watts / volts,
+        }
+    }
+}
+
+/// The payload's observation plan: on some minutes after each sunrise, for
+/// a fixed time. It schedules its own commands through its context.
+#[model]
+#[derive(Debug)]
+pub struct Sequencer {
+    /// Switches the payload.
+    #[required]
+    pub payload: Output<bool>,
+    /// From sunrise to payload on.
+    delay: Duration,
+    /// How long the payload stays on.
+    duration: Duration,
+}
+
+#[model]
+impl Sequencer {
+    /// Turns the payload on `delay` after each sunrise, for `duration`.
+    pub fn new(delay: Duration, duration: Duration) -> Self {
+        Sequencer {
+            payload: Output::new(),
+            delay,
+            duration,
+        }
+    }
+
+    /// The run starts at sunrise: plan the first pass.
+    #[init]
+    fn start(&mut self, cx: &mut Context<Self>) {
+        self.sunrise(cx);
+    }
+
+    /// Plans the payload's on and off commands for this sunlit period.
+    #[input]
+    pub fn sunrise(&mut self, cx: &mut Context<Self>) {
+        cx.schedule_in(self.delay, Self::ports().command, true)
+            .expect("the delay is positive");
+        cx.schedule_in(self.delay + self.duration, Self::ports().command, false)
+            .expect("the delay is positive");
+    }
+
+    /// A planned command comes due.
+    #[input]
+    pub async fn command(&mut self, on: bool) {
+        self.payload.send(on).await;
+    }
+}
+
+/// The battery's design values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatterySpec {
+    /// Usable energy when full, Wh.
+    pub capacity_wh: f64,
+    /// Fraction of the charging power that is stored.
+    pub charge_efficiency: f64,
+    /// Fraction of the drawn stored energy that reaches the bus.
+    pub discharge_efficiency: f64,
+    /// Most power the charge regulator accepts, W.
+    pub max_charge_w: f64,
+    /// Open-circuit voltage when empty, V.
+    pub empty_volts: f64,
+    /// Open-circuit voltage when full, V.
+    pub full_volts: f64,
+}
+
+impl Default for BatterySpec {
+    /// An 8-cell lithium-ion pack of 300 Wh on a 28 V-class bus.
+    fn default() -> Self {
+        BatterySpec {
+            capacity_wh: 300.0,
+            charge_efficiency: 0.95,
+            discharge_efficiency: 0.95,
+            max_charge_w: 150.0,
+            empty_volts: 24.0,
+            full_volts: 32.8,
+        }
+    }
+}
+
+/// What the bus reads from the battery at each sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatteryState {
+    /// Open-circuit (and bus) voltage, V.
+    pub volts: f64,
+    /// State of charge, 0 to 1.
+    pub soc: f64,
+}
+
+/// A request to move energy: `power_w > 0` charges, `< 0` discharges.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Exchange {
+    /// Power on the bus side, W.
+    pub power_w: f64,
+    /// For how long, s.
+    pub seconds: f64,
+}
+
+/// The battery's own ledger, read at the end of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatteryReport {
+    /// Stored energy at the start, Wh.
+    pub initial_wh: f64,
+    /// Stored energy now, Wh.
+    pub stored_wh: f64,
+    /// Energy taken from the bus, Wh.
+    pub charged_wh: f64,
+    /// Energy given to the bus, Wh.
+    pub discharged_wh: f64,
+    /// Energy lost as heat in charge and discharge, Wh.
+    pub losses_wh: f64,
+    /// Lowest state of charge seen.
+    pub min_soc: f64,
+}
+
+/// A battery with a state of charge, efficiencies and a charge limit.
+#[model]
+#[derive(Debug)]
+pub struct Battery {
+    /// Design values.
+    spec: BatterySpec,
+    /// The ledger.
+    report: BatteryReport,
+}
+
+#[model]
+impl Battery {
+    /// A battery of `spec` at state of charge `soc`.
+    pub fn new(spec: BatterySpec, soc: f64) -> Self {
+        let stored_wh = spec.capacity_wh * soc.clamp(0.0, 1.0);
+        Battery {
+            spec,
+            report: BatteryReport {
+                initial_wh: stored_wh,
+                stored_wh,
+                charged_wh: 0.0,
+                discharged_wh: 0.0,
+                losses_wh: 0.0,
+                min_soc: soc,
+            },
+        }
+    }
+
+    fn soc(&self) -> f64 {
+        self.report.stored_wh / self.spec.capacity_wh
+    }
+
+    /// Voltage and state of charge.
+    #[replier]
+    pub fn state(&mut self) -> BatteryState {
+        let soc = self.soc();
+        let volts = self.spec.empty_volts + (self.spec.full_volts - self.spec.empty_volts) * soc;
+        BatteryState { volts, soc }
+    }
+
+    /// Charges or discharges; replies with the bus-side power actually
+    /// accepted (positive) or delivered (negative).
+    #[replier]
+    pub fn exchange(&mut self, request: Exchange) -> f64 {
+        let hours = request.seconds / 3600.0;
+        if hours <= 0.0 {
+            return 0.0;
+        }
+        let power_w = if request.power_w >= 0.0 {
+            self.charge(request.power_w, hours)
+        } else {
+            -self.discharge(-request.power_w, hours)
+        };
+        self.report.min_soc = self.report.min_soc.min(self.soc());
+        power_w
+    }
+
+    /// Stores what the regulator and the free capacity allow.
+    fn charge(&mut self, offered_w: f64, hours: f64) -> f64 {
+        let spec = self.spec;
+        let room_w = (spec.capacity_wh - self.report.stored_wh) / hours / spec.charge_efficiency;
+        let accepted_w = offered_w.min(spec.max_charge_w).min(room_w).max(0.0);
+        self.report.stored_wh += accepted_w * spec.charge_efficiency * hours;
+        self.report.charged_wh += accepted_w * hours;
+        self.report.losses_wh += accepted_w * (1.0 - spec.charge_efficiency) * hours;
+        accepted_w
+    }
+
+    /// Delivers what the stored energy allows.
+    fn discharge(&mut self, demanded_w: f64, hours: f64) -> f64 {
+        let eff = self.spec.discharge_efficiency;
+        let delivered_w = demanded_w.min(self.report.stored_wh * eff / hours);
+        self.report.stored_wh -= delivered_w / eff * hours;
+        self.report.discharged_wh += delivered_w * hours;
+        self.report.losses_wh += delivered_w * (1.0 / eff - 1.0) * hours;
+        delivered_w
+    }
+
+    /// The ledger so far.
+    #[replier]
+    pub fn report(&mut self) -> BatteryReport {
+        self.report
+    }
+}
+
+/// One row of the bus telemetry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BusSample {
+    /// Simulation time, s.
+    pub time_s: f64,
+    /// Bus voltage, V.
+    pub volts: f64,
+    /// Power from the solar array, W.
+    pub solar_w: f64,
+    /// Power drawn by the loads, W.
+    pub load_w: f64,
+    /// Battery state of charge, 0 to 1.
+    pub soc: f64,
+}
+
+/// The bus's energy ledger.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BusLedger {
+    /// Energy from the solar array, Wh.
+    pub solar_wh: f64,
+    /// Energy the loads asked for, Wh.
+    pub load_wh: f64,
+    /// Surplus the battery could not take, dumped by the shunt, Wh.
+    pub shunt_wh: f64,
+    /// Demand the battery could not supply (brown-out), Wh.
+    pub unmet_wh: f64,
+    /// Lowest and highest bus voltage, V.
+    pub min_volts: f64,
+    /// Highest bus voltage, V.
+    pub max_volts: f64,
+}
+
+/// The power held between two samples.
+#[derive(Debug, Clone, Copy)]
+struct OperatingPoint {
+    /// When it was sampled.
+    time: SimTime,
+    /// Solar power, W.
+    solar_w: f64,
+    /// Load power, W.
+    load_w: f64,
+}
+
+/// The power conditioning and distribution unit: samples the power line,
+/// moves energy in and out of the battery, and keeps the ledger.
+#[model]
+#[derive(Debug)]
+pub struct PowerBus {
+    /// The solar wings: bus voltage in, current out.
+    #[required]
+    pub solar: Requestor<f64, f64>,
+    /// The loads: bus voltage in, current out.
+    #[required]
+    pub loads: Requestor<f64, f64>,
+    /// One sample per bus period.
+    pub telemetry: Output<BusSample>,
+    /// The battery's voltage and state of charge.
+    battery_state: UniRequestor<(), BatteryState>,
+    /// Charges and discharges the battery.
+    battery_exchange: UniRequestor<Exchange, f64>,
+    /// The power held since the last sample.
+    held: Option<OperatingPoint>,
+    /// The ledger.
+    ledger: BusLedger,
+}
+
+#[model]
+impl PowerBus {
+    /// A bus whose battery has mailbox address `battery`.
+    pub fn new(battery: &Address<Battery>) -> Self {
+        PowerBus {
+            solar: Requestor::new(),
+            loads: Requestor::new(),
+            telemetry: Output::new(),
+            battery_state: UniRequestor::new(Battery::ports().state, battery),
+            battery_exchange: UniRequestor::new(Battery::ports().exchange, battery),
+            held: None,
+            ledger: BusLedger {
+                min_volts: f64::INFINITY,
+                max_volts: f64::NEG_INFINITY,
+                ..BusLedger::default()
+            },
+        }
+    }
+
+    /// Takes the first sample and starts the periodic ones.
+    #[init]
+    async fn start(&mut self, cx: &mut Context<Self>) {
+        self.sample(cx).await;
+        cx.schedule_periodic_in(BUS_PHASE, BUS_PERIOD, Self::ports().sample, ())
+            .expect("the bus period is a positive constant");
+    }
+
+    /// Settles the interval since the last sample with the battery, then
+    /// samples the power line for the next one.
+    #[input]
+    pub async fn sample(&mut self, cx: &mut Context<Self>) {
+        let now = cx.time();
+        if let Some(held) = self.held.take() {
+            self.settle(held, now).await;
+        }
+        let battery = self.battery_state.send(()).await;
+        let volts = battery.volts;
+        let solar_a: f64 = self.solar.send(volts).await.sum();
+        let load_a: f64 = self.loads.send(volts).await.sum();
+        self.held = Some(OperatingPoint {
+            time: now,
+            solar_w: volts * solar_a,
+            load_w: volts * load_a,
+        });
+        self.ledger.min_volts = self.ledger.min_volts.min(volts);
+        self.ledger.max_volts = self.ledger.max_volts.max(volts);
+        let sample = BusSample {
+            time_s: now.as_secs_f64(),
+            volts,
+            solar_w: volts * solar_a,
+            load_w: volts * load_a,
+            soc: battery.soc,
+        };
+        self.telemetry.send(sample).await;
+    }
+
+    /// Applies the held power from `held.time` to `now`.
+    async fn settle(&mut self, held: OperatingPoint, now: SimTime) {
+        let seconds = (now - held.time).as_secs_f64();
+        let hours = seconds / 3600.0;
+        let net_w = held.solar_w - held.load_w;
+        let exchange = Exchange {
+            power_w: net_w,
+            seconds,
+        };
+        let battery_w = self.battery_exchange.send(exchange).await;
+        let ledger = &mut self.ledger;
+        ledger.solar_wh += held.solar_w * hours;
+        ledger.load_wh += held.load_w * hours;
+        if net_w >= 0.0 {
+            ledger.shunt_wh += (net_w - battery_w) * hours;
+        } else {
+            ledger.unmet_wh += (battery_w - net_w) * hours;
+        }
+    }
+
+    /// The ledger so far.
+    #[replier]
+    pub fn ledger(&mut self) -> BusLedger {
+        self.ledger
+    }
+}
+
+/// What to simulate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PowerConfig {
+    /// Number of orbits.
+    pub orbits: u32,
+    /// Executor threads (1: deterministic).
+    pub threads: usize,
+    /// Initial battery state of charge.
+    pub initial_soc: f64,
+    /// The battery.
+    pub battery: BatterySpec,
+}
+
+impl Default for PowerConfig {
+    fn default() -> Self {
+        PowerConfig {
+            orbits: 5,
+            threads: 1,
+            initial_soc: 0.9,
+            battery: BatterySpec::default(),
+        }
+    }
+}
+
+/// The key numbers of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PowerSummary {
+    /// Orbits simulated.
+    pub orbits: u32,
+    /// Eclipses entered.
+    pub eclipses: usize,
+    /// Time in eclipse, from the bus samples, s.
+    pub eclipse_time_s: f64,
+    /// The bus's ledger.
+    pub bus: BusLedger,
+    /// The battery's ledger.
+    pub battery: BatteryReport,
+}
+
+impl PowerSummary {
+    /// Energy that entered the system and is not accounted for, Wh:
+    /// solar − supplied loads − shunt − battery losses − change in storage.
+    /// Zero up to rounding when the bus and battery ledgers agree.
+    pub fn balance_error_wh(&self) -> f64 {
+        let supplied = self.bus.load_wh - self.bus.unmet_wh;
+        let stored = self.battery.stored_wh - self.battery.initial_wh;
+        self.bus.solar_wh - supplied - self.bus.shunt_wh - self.battery.losses_wh - stored
+    }
+}
+
+impl fmt::Display for PowerSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = &self.bus;
+        let bat = &self.battery;
+        writeln!(f, "{:<34}{:>12}", "orbits", self.orbits)?;
+        writeln!(f, "{:<34}{:>12}", "eclipses", self.eclipses)?;
+        writeln!(
+            f,
+            "{:<34}{:>12.1}",
+            "time without solar power (min)",
+            self.eclipse_time_s / 60.0
+        )?;
+        writeln!(
+            f,
+            "{:<34}{:>12.1}",
+            "energy in: solar array (Wh)", b.solar_wh
+        )?;
+        writeln!(f, "{:<34}{:>12.1}", "energy out: loads (Wh)", b.load_wh)?;
+        writeln!(f, "{:<34}{:>12.1}", "energy out: shunt (Wh)", b.shunt_wh)?;
+        writeln!(f, "{:<34}{:>12.1}", "battery charged (Wh)", bat.charged_wh)?;
+        writeln!(
+            f,
+            "{:<34}{:>12.1}",
+            "battery discharged (Wh)", bat.discharged_wh
+        )?;
+        writeln!(f, "{:<34}{:>12.1}", "battery losses (Wh)", bat.losses_wh)?;
+        writeln!(f, "{:<34}{:>12.1}", "stored at start (Wh)", bat.initial_wh)?;
+        writeln!(f, "{:<34}{:>12.1}", "stored at end (Wh)", bat.stored_wh)?;
+        writeln!(
+            f,
+            "{:<34}{:>12.1}",
+            "minimum state of charge (%)",
+            100.0 * bat.min_soc
+        )?;
+        writeln!(f, "{:<34}{:>12.2}", "bus voltage min (V)", b.min_volts)?;
+        writeln!(f, "{:<34}{:>12.2}", "bus voltage max (V)", b.max_volts)?;
+        writeln!(f, "{:<34}{:>12.1}", "unmet load (Wh)", b.unmet_wh)?;
+        write!(
+            f,
+            "{:<34}{:>12.2e}",
+            "energy balance error (Wh)",
+            self.balance_error_wh()
+        )
+    }
+}
+
+/// A finished run: the summary and the bus telemetry.
+#[derive(Debug, Clone)]
+pub struct PowerRun {
+    /// The key numbers.
+    pub summary: PowerSummary,
+    /// One sample per bus period.
+    pub samples: Vec<BusSample>,
+}
+
+/// The assembled bench, run one orbit at a time.
+#[derive(Debug)]
+pub struct PowerBench {
+    /// The simulation.
+    simu: Simulation,
+    /// What was asked.
+    config: PowerConfig,
+    /// Orbits completed.
+    done: u32,
+    /// The bus, for its ledger and the last sample.
+    bus: Address<PowerBus>,
+    /// The battery, for its ledger.
+    battery: Address<Battery>,
+    /// Every sunrise (`true`) and eclipse entry (`false`).
+    transitions: EventQueue<bool>,
+    /// The bus telemetry.
+    telemetry: EventQueue<BusSample>,
+}
+
+impl PowerBench {
+    /// Builds the bench of the module docs.
+    pub fn new(config: PowerConfig) -> Result<Self, SimulationError> {
+        // Mailboxes first: connections point at them.
+        let orbit_mb = Mailbox::new();
+        let wings_mb = [Mailbox::new(), Mailbox::new()];
+        let battery_mb = Mailbox::new();
+        let bus_mb = Mailbox::new();
+        let sequencer_mb = Mailbox::new();
+        let avionics_mb = Mailbox::new();
+        let payload_mb = Mailbox::new();
+        let battery_heater_mb = Mailbox::new();
+        let survival_heater_mb = Mailbox::new();
+
+        let transitions = EventQueue::new();
+        let mut orbit = Orbit {
+            sunlit: Output::new(),
+        };
+        for wing in &wings_mb {
+            orbit.sunlit.connect(SolarArray::ports().set_sunlit, wing);
+        }
+        // The battery heater runs in eclipse, when the pack cools down.
+        orbit
+            .sunlit
+            .map_connect(|sunlit| !sunlit, Load::ports().switch, &battery_heater_mb);
+        // Only sunrises start an observation plan.
+        orbit.sunlit.filter_map_connect(
+            |sunlit| sunlit.then_some(()),
+            Sequencer::ports().sunrise,
+            &sequencer_mb,
+        );
+        orbit.sunlit.connect_sink(&transitions);
+
+        let mut sequencer =
+            Sequencer::new(Duration::from_secs(10 * 60), Duration::from_secs(20 * 60));
+        sequencer.payload.connect(Load::ports().switch, &payload_mb);
+
+        let battery = Battery::new(config.battery, config.initial_soc);
+        let telemetry = EventQueue::new();
+        let mut bus = PowerBus::new(&battery_mb.address());
+        for wing in &wings_mb {
+            bus.solar.connect(SolarArray::ports().current, wing);
+        }
+        for load in [
+            &avionics_mb,
+            &payload_mb,
+            &battery_heater_mb,
+            &survival_heater_mb,
+        ] {
+            bus.loads.connect(Load::ports().current, load);
+        }
+        bus.telemetry.connect_sink(&telemetry);
+
+        let bus_addr = bus_mb.address();
+        let battery_addr = battery_mb.address();
+        let survival_addr = survival_heater_mb.address();
+        let [wing_a, wing_b] = wings_mb;
+        let simu = SimInit::new()
+            .with_threads(config.threads)
+            .add_model(orbit, orbit_mb, "orbit")
+            .add_model(SolarArray::new(0.4, 0.28), wing_a, "solar wing +Y")
+            .add_model(SolarArray::new(0.4, 0.28), wing_b, "solar wing -Y")
+            .add_model(battery, battery_mb, "battery")
+            .add_model(bus, bus_mb, "power bus")
+            .add_model(sequencer, sequencer_mb, "sequencer")
+            .add_model(avionics(), avionics_mb, "avionics")
+            .add_model(payload(), payload_mb, "payload")
+            .add_model(battery_heater(), battery_heater_mb, "battery heater")
+            .add_model(survival_heater(), survival_heater_mb, "survival heater")
+            .init(SimTime::ZERO)?;
+        schedule_survival_heater(&simu.scheduler(), &survival_addr)?;
+
+        Ok(PowerBench {
+            simu,
+            config,
+            done: 0,
+            bus: bus_addr,
+            battery: battery_addr,
+            transitions,
+            telemetry,
+        })
+    }
+
+    /// Orbits still to run.
+    pub fn remaining(&self) -> u32 {
+        self.config.orbits - self.done
+    }
+
+    /// Runs one more orbit.
+    pub fn run_orbit(&mut self) -> Result<(), SimulationError> {
+        self.done += 1;
+        let end = SimTime::ZERO + ORBIT_PERIOD * self.done;
+        self.simu.step_until(end)
+    }
+
+    /// Closes the ledger at the current time and returns the results.
+    pub fn finish(mut self) -> Result<PowerRun, SimulationError> {
+        // One last sample now settles the interval since the previous one,
+        // so the ledgers cover the run exactly.
+        self.simu
+            .process_event(PowerBus::ports().sample, (), &self.bus)?;
+        let bus = self
+            .simu
+            .process_query(PowerBus::ports().ledger, (), &self.bus)?;
+        let battery = self
+            .simu
+            .process_query(Battery::ports().report, (), &self.battery)?;
+        let samples = self.telemetry.take_all();
+        let eclipses = self.transitions.take_all().iter().filter(|&&s| !s).count();
+        let eclipse_time_s = eclipse_time(&samples);
+        Ok(PowerRun {
+            summary: PowerSummary {
+                orbits: self.done,
+                eclipses,
+                eclipse_time_s,
+                bus,
+                battery,
+            },
+            samples,
+        })
+    }
+}
+
+/// Runs `config` to the end; `on_orbit` is called after each orbit.
+pub fn run(config: PowerConfig, mut on_orbit: impl FnMut()) -> Result<PowerRun, SimulationError> {
+    let mut bench = PowerBench::new(config)?;
+    while bench.remaining() > 0 {
+        bench.run_orbit()?;
+        on_orbit();
+    }
+    bench.finish()
+}
+
+/// Time without solar power, from the samples (each holds until the next).
+fn eclipse_time(samples: &[BusSample]) -> f64 {
+    samples
+        .windows(2)
+        .filter(|w| w[0].solar_w == 0.0)
+        .map(|w| w[1].time_s - w[0].time_s)
+        .sum()
+}
+
+/// Flight computer, radio, attitude control: always on.
+fn avionics() -> Load {
+    Load::new(LoadKind::ConstantPower { watts: 60.0 }, true)
+}
+
+/// The science instrument, switched by the sequencer.
+fn payload() -> Load {
+    Load::new(LoadKind::ConstantPower { watts: 150.0 }, false)
+}
+
+/// The battery heater, on in eclipse: 39 W at 28 V.
+fn battery_heater() -> Load {
+    Load::new(LoadKind::Resistive { ohms: 20.0 }, false)
+}
+
+/// The propellant-line survival heater: 26 W at 28 V.
+fn survival_heater() -> Load {
+    Load::new(LoadKind::Resistive { ohms: 30.0 }, false)
+}
+
+/// The survival heater runs 10 minutes in every 30, on a fixed timetable
+/// kept by the bench: two periodic events, one to switch on, one off.
+fn schedule_survival_heater(
+    scheduler: &Scheduler,
+    heater: &Address<Load>,
+) -> Result<(), SchedulingError> {
+    let period = Duration::from_secs(30 * 60);
+    let on_at = SimTime::from_secs(10 * 60);
+    let off_at = SimTime::from_secs(20 * 60);
+    scheduler.schedule_periodic_event(on_at, period, Load::ports().switch, true, heater)?;
+    scheduler.schedule_periodic_event(off_at, period, Load::ports().switch, false, heater)?;
+    Ok(())
+}
+
+/// The CSV header matching [`csv_row`].
+pub const CSV_HEADER: &str = "time_s,bus_volts,solar_w,load_w,soc_percent";
+
+/// One CSV line.
+pub fn csv_row(s: &BusSample) -> String {
+    format!(
+        "{:.0},{:.3},{:.2},{:.2},{:.3}",
+        s.time_s,
+        s.volts,
+        s.solar_w,
+        s.load_w,
+        100.0 * s.soc
+    )
+}
