@@ -91,6 +91,16 @@ impl Workload {
         }
     }
 
+    /// The fewest repetitions worth reporting: the dispatch ratio has a 2 %
+    /// target, and single processes of the same code differ by more than
+    /// that (code and heap placement), so it gets more.
+    pub fn min_repetitions(self) -> usize {
+        match self {
+            Workload::Dispatch => 15,
+            _ => 5,
+        }
+    }
+
     /// The parameter sets of a full run, or of a `--quick` one.
     pub fn param_sets(self, quick: bool) -> Vec<Params> {
         match self {

@@ -129,18 +129,20 @@ impl Executor {
     }
 
     /// Tasks that are neither finished nor waiting on an empty mailbox.
+    ///
+    /// Called when no task is active. Only tasks polled since the last call
+    /// can have left their mailbox's wait (an idle model is only ever
+    /// polled again after a wake-up), so those are checked first; only if
+    /// one of them is stuck — a deadlock, which ends the simulation — is
+    /// every task scanned, to report all of them in spawn order.
     pub(crate) fn stuck(&self) -> Vec<Stuck> {
+        let candidates = self.shared.take_candidates();
+        if !candidates.iter().any(|task| stuck_task(task).is_some()) {
+            return Vec::new();
+        }
         self.tasks
             .iter()
-            .filter_map(|task| {
-                let cell = crate::sync::lock(&task.cell);
-                cell.future.as_ref()?;
-                let idle = task.meta.mailbox.as_ref().is_some_and(|m| m.is_idle());
-                (!idle).then(|| Stuck {
-                    meta: task.meta.clone(),
-                    waiting: cell.waiting.clone(),
-                })
-            })
+            .filter_map(|task| stuck_task(task))
             .collect()
     }
 
@@ -161,6 +163,17 @@ impl Executor {
             self.compacted = self.tasks.len();
         }
     }
+}
+
+/// `task`, if it is neither finished nor waiting on an empty mailbox.
+fn stuck_task(task: &Task) -> Option<Stuck> {
+    let cell = crate::sync::lock(&task.cell);
+    cell.future.as_ref()?;
+    let idle = task.meta.mailbox.as_ref().is_some_and(|m| m.is_idle());
+    (!idle).then(|| Stuck {
+        meta: task.meta.clone(),
+        waiting: cell.waiting.clone(),
+    })
 }
 
 /// True unless the task finished (or is being polled right now).
@@ -265,5 +278,8 @@ impl Drop for Executor {
         }
         // Dropping them may have woken tasks onto the injector.
         drop(self.shared.drain_injected());
+        // The candidate list holds tasks, which hold `shared`: break that
+        // cycle too.
+        drop(self.shared.take_candidates());
     }
 }

@@ -5,9 +5,11 @@
 //! is fixed by the order of sends, and the order of sends by the models'
 //! code, two runs of the same bench poll the same tasks in the same order.
 //!
-//! Wakers are `Send + Sync` as the `Waker` contract demands; the run queue
-//! is behind a mutex that is never contended in practice (the only thread
-//! that wakes tasks is the one polling them).
+//! Wakers are `Send + Sync` as the `Waker` contract demands. While the
+//! executor runs, wake-ups on its own thread go to a local queue without a
+//! lock ([`local`]); others go to a shared queue behind a mutex.
+
+mod local;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -44,7 +46,10 @@ pub(crate) enum RunError {
 
 /// Task ids waiting to be polled, oldest first.
 struct RunQueue {
+    /// Woken from another thread, or while the executor is not running.
     ids: Mutex<VecDeque<usize>>,
+    /// Woken on the executor's thread while it runs.
+    local: local::LocalQueue,
 }
 
 impl RunQueue {
@@ -69,10 +74,24 @@ impl Wake for TaskWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        if !self.scheduled.swap(true, Ordering::AcqRel) {
+        if !self.scheduled.swap(true, Ordering::AcqRel) && !self.queue.local.try_push(self.id) {
             self.queue.lock().push_back(self.id);
         }
     }
+}
+
+/// The oldest woken task: local wake-ups first (they are the oldest once
+/// the shared queue has been moved in), then those queued elsewhere.
+fn next_woken(queue: &RunQueue, running: &local::Running) -> Option<usize> {
+    if let Some(id) = queue.local.pop(running) {
+        return Some(id);
+    }
+    let mut shared = queue.lock();
+    let id = shared.pop_front()?;
+    if !shared.is_empty() {
+        queue.local.append(running, &mut shared);
+    }
+    Some(id)
 }
 
 /// A spawned task.
@@ -127,6 +146,7 @@ impl Executor {
             free: Vec::new(),
             queue: Arc::new(RunQueue {
                 ids: Mutex::new(VecDeque::new()),
+                local: local::LocalQueue::default(),
             }),
             candidates: RefCell::new(Vec::new()),
             unbound: Vec::new(),
@@ -163,10 +183,11 @@ impl Executor {
     /// Polls woken tasks until none is left, a task panics, or `deadline`
     /// passes.
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
+        let running = self.queue.local.enter();
         let mut polls = 0u32;
         loop {
             // Take the oldest woken task.
-            let Some(id) = self.queue.lock().pop_front() else {
+            let Some(id) = next_woken(&self.queue, &running) else {
                 return Ok(());
             };
             // Look at the clock now and then.
@@ -174,7 +195,7 @@ impl Executor {
             if polls.is_multiple_of(POLLS_PER_DEADLINE_CHECK)
                 && deadline.is_some_and(|d| Instant::now() >= d)
             {
-                self.queue.lock().push_front(id);
+                self.queue.local.push_front(&running, id);
                 return Err(RunError::Timeout);
             }
             self.poll_task(id)?;
@@ -231,7 +252,7 @@ impl Executor {
     pub(crate) fn stuck(&self) -> Vec<Stuck> {
         let mut candidates = self.candidates.borrow_mut();
         let mut still = Vec::new();
-        for id in candidates.drain(..) {
+        for &id in candidates.iter() {
             let Some(task) = self.tasks.get(id).and_then(Option::as_ref) else {
                 continue; // finished
             };
@@ -241,6 +262,10 @@ impl Executor {
             {
                 still.push(id);
             }
+        }
+        candidates.clear();
+        if still.is_empty() {
+            return Vec::new();
         }
         still.sort_unstable();
         let stuck = still

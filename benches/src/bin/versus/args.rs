@@ -5,6 +5,7 @@ use causim_benches::{Engine, Params, Threads, Workload};
 /// How to call this binary.
 pub const USAGE: &str =
     "usage: versus [--quick] [--reps N] [--only W[,W…]] [--plot FILE.svg] [--json FILE]
+       versus --replot FILE.jsonl --plot FILE.svg        (the plot of an earlier run's --json)
        versus --one WORKLOAD ENGINE THREADS PARAMS   (one run, one JSON line; used internally)";
 
 /// One run requested by the parent process.
@@ -31,6 +32,8 @@ pub struct Args {
     pub json: Option<String>,
     /// Child mode: run this once and print its sample.
     pub one: Option<One>,
+    /// Plot mode: redraw the plot from these JSON lines.
+    pub replot: Option<String>,
 }
 
 impl Args {
@@ -53,6 +56,7 @@ impl Args {
                 "--only" => parsed.only = parse_list(&value("--only")?)?,
                 "--plot" => parsed.plot = Some(value("--plot")?),
                 "--json" => parsed.json = Some(value("--json")?),
+                "--replot" => parsed.replot = Some(value("--replot")?),
                 "--one" => parsed.one = Some(parse_one(&mut args)?),
                 "--bench" => {} // passed by `cargo bench`; nothing to do
                 other => return Err(format!("unknown argument {other:?}")),

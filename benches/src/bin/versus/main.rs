@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release -p causim-benches --bin versus -- [--quick] [--reps N]
 //!     [--only WORKLOAD[,WORKLOAD…]] [--plot FILE.svg] [--json FILE]
+//! cargo run --release -p causim-benches --bin versus -- --replot FILE.jsonl --plot FILE.svg
 //! ```
 //!
 //! Each repetition runs in a fresh child process (this binary re-executed
@@ -30,8 +31,27 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match args.one {
-        Some(one) => child::run(&one),
-        None => runner::run(&args),
+    match (&args.one, &args.replot) {
+        (Some(one), _) => child::run(one),
+        (None, Some(jsonl)) => replot(jsonl, args.plot.as_deref()),
+        (None, None) => runner::run(&args),
+    }
+}
+
+/// Redraws the plot of an earlier run from its JSON lines.
+fn replot(jsonl: &str, svg: Option<&str>) -> ExitCode {
+    let result = std::fs::read_to_string(jsonl)
+        .map_err(|e| format!("{jsonl}: {e}"))
+        .and_then(|text| plot::bars_from_json(&text))
+        .and_then(|bars| {
+            let svg = svg.ok_or("--replot needs --plot FILE.svg")?;
+            std::fs::write(svg, plot::svg(&bars)).map_err(|e| format!("{svg}: {e}"))
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("versus: {message}");
+            ExitCode::FAILURE
+        }
     }
 }

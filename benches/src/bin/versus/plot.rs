@@ -6,12 +6,65 @@
 
 use std::fmt::Write;
 
-use causim_benches::Engine;
+use causim_benches::{Engine, Threads};
+use serde_json::Value;
 
 use crate::stats::Series;
 
+/// One bar: a median throughput.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    /// Workload and parameters, e.g. `ring models=100,hops=…`.
+    pub group: String,
+    pub engine: Engine,
+    pub threads: Threads,
+    /// Events per second.
+    pub value: f64,
+}
+
+/// The bars of every measured series.
+pub fn bars(all: &[Series]) -> Vec<Bar> {
+    all.iter()
+        .filter_map(|s| {
+            Some(Bar {
+                group: format!("{} {}", s.config.workload, s.config.params),
+                engine: s.config.engine,
+                threads: s.config.threads,
+                value: s.summary()?.events_per_s(),
+            })
+        })
+        .collect()
+}
+
+/// The bars of the JSON lines `versus --json` wrote.
+pub fn bars_from_json(lines: &str) -> Result<Vec<Bar>, String> {
+    let mut bars = Vec::new();
+    for line in lines.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        let Some(value) = v["events_per_s"].as_f64() else {
+            continue; // skipped configuration
+        };
+        let params = v["params"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default();
+        bars.push(Bar {
+            group: format!("{} {params}", v["workload"].as_str().unwrap_or("?")),
+            engine: v["engine"].as_str().unwrap_or("?").parse()?,
+            threads: v["threads"].as_u64().unwrap_or(1) as Threads,
+            value,
+        });
+    }
+    Ok(bars)
+}
+
 const WIDTH: f64 = 960.0;
-const LABEL: f64 = 300.0;
+const LABEL: f64 = 160.0;
 const BAR: f64 = 13.0;
 const GAP: f64 = 12.0;
 const TOP: f64 = 50.0;
@@ -26,32 +79,26 @@ fn colour(engine: Engine) -> &'static str {
     }
 }
 
-/// The plot of every measured series.
-pub fn svg(all: &[Series]) -> String {
-    let rows: Vec<(&Series, f64)> = all
-        .iter()
-        .filter_map(|s| Some((s, s.summary()?.events_per_s())))
-        .collect();
-    let (lo, hi) = decades(rows.iter().map(|&(_, v)| v));
+/// The plot of `bars`, grouped in order.
+pub fn svg(bars: &[Bar]) -> String {
+    let (lo, hi) = decades(bars.iter().map(|b| b.value));
     let x = |v: f64| LABEL + (v.log10() - lo) / (hi - lo) * (WIDTH - LABEL - 90.0);
     let mut body = String::new();
     let mut y = TOP;
-    let mut previous: Option<(&str, String)> = None;
-    for &(series, value) in &rows {
-        let c = &series.config;
-        let group = (c.workload.name(), c.params.to_string());
-        if previous.as_ref() != Some(&group) {
+    let mut previous: Option<&str> = None;
+    for bar in bars {
+        if previous != Some(&bar.group) {
             y += GAP;
             let _ = write!(
                 body,
-                r#"<text x="4" y="{:.1}" font-weight="bold">{} {}</text>"#,
+                r#"<text x="4" y="{:.1}" font-weight="bold">{}</text>"#,
                 y + BAR - 2.0,
-                group.0,
-                group.1
+                bar.group
             );
-            previous = Some(group);
+            y += BAR + 2.0;
+            previous = Some(&bar.group);
         }
-        bar(&mut body, y, x(value), series, value);
+        draw(&mut body, y, x(bar.value), bar);
         y += BAR + 2.0;
     }
     axis(&mut body, lo, hi, y, &x);
@@ -63,21 +110,20 @@ pub fn svg(all: &[Series]) -> String {
 }
 
 /// One bar with its label and value.
-fn bar(out: &mut String, y: f64, end: f64, series: &Series, value: f64) {
-    let c = &series.config;
-    let opacity = if c.threads == 1 { 1.0 } else { 0.55 };
+fn draw(out: &mut String, y: f64, end: f64, bar: &Bar) {
+    let opacity = if bar.threads == 1 { 1.0 } else { 0.55 };
     let _ = write!(
         out,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{} ×{}</text><rect x="{LABEL}" y="{y:.1}" width="{:.1}" height="{BAR}" fill="{}" fill-opacity="{opacity}"/><text x="{:.1}" y="{:.1}">{:.3e}</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}, {} thr</text><rect x="{LABEL}" y="{y:.1}" width="{:.1}" height="{BAR}" fill="{}" fill-opacity="{opacity}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
         LABEL - 4.0,
         y + BAR - 2.0,
-        c.engine,
-        c.threads,
+        bar.engine,
+        bar.threads,
         (end - LABEL).max(1.0),
-        colour(c.engine),
+        colour(bar.engine),
         end + 4.0,
         y + BAR - 2.0,
-        value
+        crate::report::rate(bar.value)
     );
 }
 
@@ -93,7 +139,7 @@ fn legend() -> String {
             x + 16.0
         );
     }
-    out.push_str(r#"<text x="620" y="40">pale bars: 2 threads</text>"#);
+    out.push_str(r#"<text x="620" y="40">pale bars: 2 threads (thr)</text>"#);
     out
 }
 

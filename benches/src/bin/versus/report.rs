@@ -77,7 +77,7 @@ fn ns(v: f64) -> String {
 }
 
 /// Events per second, in M or k.
-fn rate(v: f64) -> String {
+pub fn rate(v: f64) -> String {
     if v >= 1e6 {
         format!("{:.2} M", v / 1e6)
     } else {

@@ -25,7 +25,8 @@ pub fn run(args: &Args) -> ExitCode {
         }
         for params in workload.param_sets(args.quick) {
             let group = configs(workload, &params);
-            all.extend(run_group(group, args.reps, &all));
+            let reps = args.reps.max(workload.min_repetitions());
+            all.extend(run_group(group, reps, &all));
         }
     }
     let elapsed = started.elapsed();
@@ -41,13 +42,13 @@ pub fn run(args: &Args) -> ExitCode {
 /// Says what is being measured.
 fn print_header(args: &Args) {
     let mode = if args.quick {
-        "QUICK run: reduced sizes (pinball 25 000 hops/rig, ring 10⁶ hops, scheduler ÷10, scale 10⁴–10⁵)"
+        "QUICK run: reduced sizes (dispatch 2·10⁵ hops, pinball 25 000 hops/rig, ring 10⁶ hops, chain and drain 5·10⁴, periodic until 100 s, scale 10⁴–10⁵)"
     } else {
         "full run"
     };
     println!("# causim versus NeXosim 1.0 and Tokio\n");
     println!(
-        "{mode}; {} interleaved repetitions, each in its own process.",
+        "{mode}; {} interleaved repetitions (dispatch: at least 15), each in its own process.",
         args.reps
     );
     println!("{}\n", machine());
@@ -171,7 +172,7 @@ fn write_outputs(args: &Args, all: &[Series], lines: &str) -> ExitCode {
         }
     }
     if let Some(path) = &args.plot {
-        if let Err(e) = std::fs::write(path, plot::svg(all)) {
+        if let Err(e) = std::fs::write(path, plot::svg(&plot::bars(all))) {
             eprintln!("versus: writing {path}: {e}");
             return ExitCode::FAILURE;
         }

@@ -10,7 +10,11 @@ use crate::stats::{Config, Series};
 
 /// Runs whose estimated memory exceeds this share of available memory are
 /// skipped.
-const MEMORY_SHARE: f64 = 0.6;
+const MEMORY_SHARE: f64 = 0.7;
+
+/// Head-room over the measured bytes per model: allocator slack and the
+/// peaks of growing vectors while building.
+const MEMORY_HEADROOM: f64 = 1.3;
 
 /// Why `config` must not run, if it would not fit in memory: estimated
 /// from the bytes per model of the same engine at the largest size
@@ -26,11 +30,11 @@ pub fn memory_guard(config: &Config, done: &[Series]) -> Option<String> {
         .filter_map(|s| Some((s.config.params.get("models"), s.summary()?.bytes_per_model?)))
         .max_by_key(|&(m, _)| m)
         .map(|(_, b)| b)?;
-    let needed = per_model * models * 1.5;
+    let needed = per_model * models * MEMORY_HEADROOM;
     let available = available_bytes()?;
     (needed > available * MEMORY_SHARE).then(|| {
         format!(
-            "skipped: ~{:.1} GiB estimated ({per_model:.0} B/model × 1.5), {:.1} GiB available",
+            "skipped: ~{:.1} GiB estimated ({per_model:.0} B/model × {MEMORY_HEADROOM}), {:.1} GiB available",
             needed / 1_073_741_824.0,
             available / 1_073_741_824.0
         )
@@ -135,15 +139,20 @@ fn chain(all: &[Series]) -> Vec<String> {
         .collect()
 }
 
-/// Generated ÷ hand-written dispatch.
+/// Generated ÷ hand-written dispatch, by medians and by minimums (the
+/// same code in two processes differs by placement noise only, which the
+/// minimum filters best).
 fn dispatch(all: &[Series]) -> Vec<String> {
     causim_series(all, Workload::Dispatch, 1)
         .filter_map(|s| {
-            let generated = s.summary()?.median_ns;
-            let hand = find(all, s, Engine::CausimHand, 1)?.median_ns;
-            let r = generated / hand;
+            let generated = s.summary()?;
+            let hand = find(all, s, Engine::CausimHand, 1)?;
+            let r = generated.median_ns / hand.median_ns;
+            let r_min = generated.min_ns / hand.min_ns;
             Some(format!(
-                "generated ÷ hand-written dispatch: {r:.3} ({generated:.1} / {hand:.1} ns) (target ≤ 1.02): {}",
+                "generated ÷ hand-written dispatch: {r:.3} by medians ({:.1} / {:.1} ns), {r_min:.3} by minimums (target ≤ 1.02): {}",
+                generated.median_ns,
+                hand.median_ns,
                 verdict(r <= 1.02)
             ))
         })

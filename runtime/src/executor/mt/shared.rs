@@ -73,6 +73,10 @@ pub(crate) struct Shared {
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
     unbound: Mutex<Vec<(std::sync::Arc<str>, Unbound)>>,
+    /// Tasks polled (and left pending) since the last end-of-step check:
+    /// the only ones that can be stuck, so the check need not scan every
+    /// model of a large, mostly idle bench.
+    candidates: Mutex<Vec<Arc<Task>>>,
 }
 
 impl Shared {
@@ -94,7 +98,24 @@ impl Shared {
             shutdown: AtomicBool::new(false),
             failure: Mutex::new(None),
             unbound: Mutex::new(Vec::new()),
+            candidates: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Lists `task` as a deadlock candidate, once per step.
+    pub(crate) fn list_candidate(&self, task: &Arc<Task>) {
+        if !task.listed.swap(true, Ordering::Relaxed) {
+            lock(&self.candidates).push(task.clone());
+        }
+    }
+
+    /// Takes the deadlock candidates, unlisting them.
+    pub(crate) fn take_candidates(&self) -> Vec<Arc<Task>> {
+        let candidates = std::mem::take(&mut *lock(&self.candidates));
+        for task in &candidates {
+            task.listed.store(false, Ordering::Relaxed);
+        }
+        candidates
     }
 
     /// Queues a task that was just woken from idle, on this thread's queue

@@ -21,7 +21,7 @@ use super::shared::Shared;
 use crate::executor::current::Waiting;
 use crate::executor::st::TaskFuture;
 use crate::executor::TaskMeta;
-use crate::sync::atomic::{AtomicU8, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::{Arc, Mutex};
 
 /// Queued, or woken while running.
@@ -59,6 +59,9 @@ pub(crate) struct Task {
     pub(crate) meta: TaskMeta,
     /// The executor it belongs to.
     pub(crate) shared: Arc<Shared>,
+    /// True while the task is in the executor's list of deadlock
+    /// candidates (polled since the last end-of-step check).
+    pub(crate) listed: AtomicBool,
 }
 
 impl Task {
@@ -73,6 +76,7 @@ impl Task {
             }),
             meta,
             shared,
+            listed: AtomicBool::new(false),
         }
     }
 

@@ -127,6 +127,7 @@ pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
         Ok(Poll::Pending) => {
             cell.waiting = report.waiting;
             drop(cell);
+            cx.shared.list_candidate(&task);
             match task.end_poll() {
                 AfterPoll::Idle => cx.shared.uncount_active(cx.index),
                 AfterPoll::Requeue => cx.push_local(task),

@@ -1,0 +1,131 @@
+//! Same-thread wake-ups without a lock.
+//!
+//! While the single-threaded executor runs, a waker called on the
+//! executor's own thread — every wake-up of a deterministic run — pushes the
+//! task id onto a queue that only that thread touches: no lock, no atomic
+//! read-modify-write. A wake-up from another thread, or while the executor
+//! is not running, goes to the shared queue behind its mutex as before, and
+//! the executor takes from it when the local queue runs dry, so on one
+//! thread the order is exactly the FIFO order of the wake-ups.
+//!
+//! Measured on the ring workload (100 models, one thread, medians of 7
+//! interleaved runs): 62.9 → 55.8 ns per hop (see `docs/benchmarks.md`).
+
+use std::cell::{Cell, UnsafeCell};
+use std::collections::VecDeque;
+use std::marker::PhantomData;
+
+thread_local! {
+    /// The [`LocalQueue`] of the executor running on this thread (its
+    /// address), or 0.
+    static RUNNING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Task ids woken on the executor's thread while it runs, oldest first.
+#[derive(Default)]
+pub(super) struct LocalQueue {
+    ids: UnsafeCell<VecDeque<usize>>,
+}
+
+// SAFETY: `ids` is only accessed through `with_ids`, which runs only on a
+// thread whose `RUNNING` mark is this queue's address. Only `enter` sets
+// that mark, only `Executor::run(&mut self)` calls `enter`, and the
+// returned guard (not `Send`) restores the previous mark on the same
+// thread before `run` returns: at most one thread at a time carries the
+// mark. Wakers on other threads see another mark and use the mutex.
+unsafe impl Sync for LocalQueue {}
+
+/// Marks this thread as running the executor of one [`LocalQueue`] until
+/// dropped, then restores the previous mark.
+pub(super) struct Running {
+    previous: usize,
+    /// Not `Send`: the guard must be dropped on the thread that set it.
+    thread: PhantomData<*const ()>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.with(|r| r.set(self.previous));
+    }
+}
+
+impl LocalQueue {
+    /// This queue's identity.
+    fn key(&self) -> usize {
+        self as *const LocalQueue as usize
+    }
+
+    /// Marks this thread as running this queue's executor.
+    pub(super) fn enter(&self) -> Running {
+        Running {
+            previous: RUNNING.with(|r| r.replace(self.key())),
+            thread: PhantomData,
+        }
+    }
+
+    /// Runs `f` on the ids if this thread runs this queue's executor.
+    fn with_ids<R>(&self, f: impl FnOnce(&mut VecDeque<usize>) -> R) -> Option<R> {
+        if RUNNING.with(Cell::get) != self.key() {
+            return None;
+        }
+        // SAFETY: see the `Sync` impl: only this thread accesses `ids` now,
+        // and no reference to them outlives this call (`f` only pushes or
+        // pops; it runs no user code and cannot re-enter).
+        Some(f(unsafe { &mut *self.ids.get() }))
+    }
+
+    /// Queues `id` if called on the running executor's thread.
+    pub(super) fn try_push(&self, id: usize) -> bool {
+        self.with_ids(|ids| ids.push_back(id)).is_some()
+    }
+
+    /// The oldest local id.
+    pub(super) fn pop(&self, _running: &Running) -> Option<usize> {
+        self.with_ids(VecDeque::pop_front).flatten()
+    }
+
+    /// Puts `id` back at the front.
+    pub(super) fn push_front(&self, _running: &Running, id: usize) {
+        self.with_ids(|ids| ids.push_front(id));
+    }
+
+    /// Moves every id of `shared` to the back.
+    pub(super) fn append(&self, _running: &Running, shared: &mut VecDeque<usize>) {
+        self.with_ids(|ids| ids.append(shared));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_running_thread_queues_locally() {
+        let queue = LocalQueue::default();
+        assert!(!queue.try_push(1), "not running: the mutex queue is used");
+        let running = queue.enter();
+        assert!(queue.try_push(2));
+        std::thread::scope(|s| {
+            s.spawn(|| assert!(!queue.try_push(3), "another thread uses the mutex"));
+        });
+        queue.push_front(&running, 1);
+        assert_eq!(queue.pop(&running), Some(1));
+        assert_eq!(queue.pop(&running), Some(2));
+        assert_eq!(queue.pop(&running), None);
+        drop(running);
+        assert!(!queue.try_push(4));
+    }
+
+    #[test]
+    fn nested_executors_restore_the_outer_one() {
+        let (outer, inner) = (LocalQueue::default(), LocalQueue::default());
+        let running_outer = outer.enter();
+        {
+            let _running_inner = inner.enter();
+            assert!(!outer.try_push(1));
+            assert!(inner.try_push(1));
+        }
+        assert!(outer.try_push(2));
+        assert_eq!(outer.pop(&running_outer), Some(2));
+    }
+}
