@@ -10,9 +10,7 @@
 
 use std::process::ExitCode;
 
-use causim_examples::output::{
-    plot_svg, run_main, write_csv, AnyError, Line, Options, Panel, Progress,
-};
+use causim_examples::output::{run_main, write_outputs, AnyError, Line, Options, Panel, Progress};
 use causim_examples::power::{self, BusSample, PowerConfig};
 
 const HELP: &str = "\
@@ -55,19 +53,12 @@ fn example() -> Result<(), AnyError> {
     );
     println!("{}", run.summary);
 
-    let csv = out_dir.join("power.csv");
-    write_csv(
-        &csv,
-        power::CSV_HEADER,
-        run.samples.iter().map(power::csv_row),
+    write_outputs(
+        &out_dir,
+        "power",
+        (power::CSV_HEADER, run.samples.iter().map(power::csv_row)),
+        ("time (min)", &panels(&run.samples)),
     )?;
-    let svg = out_dir.join("power.svg");
-    plot_svg(&svg, "time (min)", &panels(&run.samples))?;
-    println!(
-        "\ntime series: {}\nplot:        {}",
-        csv.display(),
-        svg.display()
-    );
     Ok(())
 }
 

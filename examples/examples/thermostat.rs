@@ -10,9 +10,7 @@
 
 use std::process::ExitCode;
 
-use causim_examples::output::{
-    plot_svg, run_main, write_csv, AnyError, Line, Options, Panel, Progress,
-};
+use causim_examples::output::{run_main, write_outputs, AnyError, Line, Options, Panel, Progress};
 use causim_examples::thermostat::{self, ThermoConfig, ThermoSample, Weather};
 
 use causim::SimTime;
@@ -60,19 +58,15 @@ fn example() -> Result<(), AnyError> {
     );
     println!("{}", run.summary);
 
-    let csv = out_dir.join("thermostat.csv");
-    write_csv(
-        &csv,
-        thermostat::CSV_HEADER,
-        run.samples.iter().map(thermostat::csv_row),
+    write_outputs(
+        &out_dir,
+        "thermostat",
+        (
+            thermostat::CSV_HEADER,
+            run.samples.iter().map(thermostat::csv_row),
+        ),
+        ("time (h)", &panels(&run.samples)),
     )?;
-    let svg = out_dir.join("thermostat.svg");
-    plot_svg(&svg, "time (h)", &panels(&run.samples))?;
-    println!(
-        "\ntime series: {}\nplot:        {}",
-        csv.display(),
-        svg.display()
-    );
     Ok(())
 }
 

@@ -124,6 +124,27 @@ pub fn default_out_dir() -> PathBuf {
         .join("causim-examples")
 }
 
+/// Writes `NAME.csv` and `NAME.svg` into `out_dir` and says where they are.
+pub fn write_outputs(
+    out_dir: &Path,
+    name: &str,
+    csv: (&str, impl IntoIterator<Item = String>),
+    plot: (&str, &[Panel]),
+) -> Result<(), AnyError> {
+    let (header, rows) = csv;
+    let (x_label, panels) = plot;
+    let csv_path = out_dir.join(format!("{name}.csv"));
+    write_csv(&csv_path, header, rows)?;
+    let svg_path = out_dir.join(format!("{name}.svg"));
+    plot_svg(&svg_path, x_label, panels)?;
+    println!(
+        "\ntime series: {}\nplot:        {}",
+        csv_path.display(),
+        svg_path.display()
+    );
+    Ok(())
+}
+
 /// Writes a CSV file: one header line, then one line per row.
 pub fn write_csv(
     path: &Path,

@@ -190,3 +190,15 @@ pub(crate) mod cell {
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// Runs a loom model, with at most `preemptions` preemptions per execution
+/// unless `LOOM_MAX_PREEMPTIONS` says otherwise: bounded runs keep the
+/// models tractable, and the bound is the one knob worth turning by hand.
+#[cfg(all(test, causim_loom))]
+pub(crate) fn loom_check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
+        builder.preemption_bound = Some(preemptions);
+    }
+    builder.check(model);
+}

@@ -246,11 +246,7 @@ mod loom_tests {
 
     #[test]
     fn loom_channel_wakes_consumer_and_full_producer() {
-        let mut builder = loom::model::Builder::new();
-        if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
-            builder.preemption_bound = Some(3);
-        }
-        builder.check(|| {
+        crate::sync::loom_check(3, || {
             let channel = channel(1);
             let producer = {
                 let channel = channel.clone();
@@ -268,11 +264,7 @@ mod loom_tests {
 
     #[test]
     fn loom_channel_two_waiting_producers_are_both_served() {
-        let mut builder = loom::model::Builder::new();
-        if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
-            builder.preemption_bound = Some(2);
-        }
-        builder.check(|| {
+        crate::sync::loom_check(2, || {
             let channel = channel(1);
             let producers: Vec<_> = (0..2)
                 .map(|value| {
@@ -289,11 +281,7 @@ mod loom_tests {
 
     #[test]
     fn loom_channel_close_releases_waiting_producer() {
-        let mut builder = loom::model::Builder::new();
-        if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
-            builder.preemption_bound = Some(3);
-        }
-        builder.check(|| {
+        crate::sync::loom_check(3, || {
             let channel = channel(1);
             let producer = {
                 let channel = channel.clone();

@@ -285,11 +285,7 @@ mod loom_tests {
 
     /// A model run with a bound on preemptions, to keep it tractable.
     fn check(f: impl Fn() + Sync + Send + 'static) {
-        let mut builder = loom::model::Builder::new();
-        if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
-            builder.preemption_bound = Some(3);
-        }
-        builder.check(f);
+        crate::sync::loom_check(3, f);
     }
 
     /// Pushes `value`, yielding while the queue is full.
