@@ -52,7 +52,7 @@ impl Executor {
     /// tasks it wakes are queued where they run soonest.
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
         match self {
-            Executor::St(_) => f(),
+            Executor::St(e) => e.enter(f),
             Executor::Mt(e) => e.enter(f),
         }
     }
@@ -97,6 +97,9 @@ pub(crate) trait MailboxProbe: Send + Sync {
     fn is_idle(&self) -> bool;
     /// Number of messages waiting.
     fn pending(&self) -> usize;
+    /// From now on, wakes the model's task directly through `waker` of the
+    /// single-threaded executor (see `Channel::try_push_with`).
+    fn serve_on_local_executor(&self, waker: Arc<st::TaskWaker>);
 }
 
 impl<T: Send> MailboxProbe for crate::mailbox::channel::Channel<T> {
@@ -106,6 +109,10 @@ impl<T: Send> MailboxProbe for crate::mailbox::channel::Channel<T> {
 
     fn pending(&self) -> usize {
         self.len()
+    }
+
+    fn serve_on_local_executor(&self, waker: Arc<st::TaskWaker>) {
+        self.set_local_consumer(waker);
     }
 }
 

@@ -8,7 +8,7 @@
 //! report is only written when something waits or goes wrong) and gives
 //! deadlock and error messages the model names they need.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 /// Why a model task is not idle when it returns `Pending`.
@@ -42,15 +42,20 @@ pub(crate) struct PollReport {
 thread_local! {
     /// The report of the poll in progress on this thread.
     static REPORT: RefCell<PollReport> = RefCell::new(PollReport::default());
+    /// True once something was noted in `REPORT` since the last `take`:
+    /// most polls note nothing, and then `take` only reads this flag.
+    static NOTED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Notes that the current task waits on `waiting`.
 pub(crate) fn set_waiting(waiting: Waiting) {
+    NOTED.with(|n| n.set(true));
     REPORT.with(|r| r.borrow_mut().waiting = Some(waiting));
 }
 
 /// Notes a message dropped because its mailbox was never added.
 pub(crate) fn report_unbound_recipient(model_type: &'static str, port: &'static str) {
+    NOTED.with(|n| n.set(true));
     REPORT.with(|r| {
         r.borrow_mut()
             .unbound
@@ -59,6 +64,10 @@ pub(crate) fn report_unbound_recipient(model_type: &'static str, port: &'static 
 }
 
 /// Takes and clears the report of this thread.
+#[inline]
 pub(crate) fn take() -> PollReport {
+    if !NOTED.with(|n| n.replace(false)) {
+        return PollReport::default();
+    }
     REPORT.with(|r| std::mem::take(&mut *r.borrow_mut()))
 }

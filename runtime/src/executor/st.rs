@@ -10,15 +10,18 @@
 //! lock ([`local`]); others go to a shared queue behind a mutex.
 
 mod local;
+mod waker;
+
+pub(crate) use waker::TaskWaker;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 use super::current::{self, Unbound, Waiting};
@@ -45,7 +48,7 @@ pub(crate) enum RunError {
 }
 
 /// Task ids waiting to be polled, oldest first.
-struct RunQueue {
+pub(crate) struct RunQueue {
     /// Woken from another thread, or while the executor is not running.
     ids: Mutex<VecDeque<usize>>,
     /// Woken on the executor's thread while it runs.
@@ -56,42 +59,6 @@ impl RunQueue {
     fn lock(&self) -> MutexGuard<'_, VecDeque<usize>> {
         self.ids.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// The waker of one task.
-struct TaskWaker {
-    /// Index of the task.
-    id: usize,
-    /// True while the task is in the run queue.
-    scheduled: AtomicBool,
-    /// The queue to put it in.
-    queue: Arc<RunQueue>,
-}
-
-impl Wake for TaskWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        if !self.scheduled.swap(true, Ordering::AcqRel) && !self.queue.local.try_push(self.id) {
-            self.queue.lock().push_back(self.id);
-        }
-    }
-}
-
-/// The oldest woken task: local wake-ups first (they are the oldest once
-/// the shared queue has been moved in), then those queued elsewhere.
-fn next_woken(queue: &RunQueue, running: &local::Running) -> Option<usize> {
-    if let Some(id) = queue.local.pop(running) {
-        return Some(id);
-    }
-    let mut shared = queue.lock();
-    let id = shared.pop_front()?;
-    if !shared.is_empty() {
-        queue.local.append(running, &mut shared);
-    }
-    Some(id)
 }
 
 /// A spawned task.
@@ -136,6 +103,8 @@ pub(crate) struct Executor {
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
     unbound: Vec<(Arc<str>, Unbound)>,
+    /// An empty buffer swapped with the shared queue to drain it.
+    drained: VecDeque<usize>,
 }
 
 impl Executor {
@@ -150,17 +119,18 @@ impl Executor {
             }),
             candidates: RefCell::new(Vec::new()),
             unbound: Vec::new(),
+            drained: VecDeque::new(),
         }
     }
 
     /// Adds a task and queues it for its first poll.
     pub(crate) fn spawn(&mut self, future: TaskFuture, meta: TaskMeta) {
         let id = self.free.pop().unwrap_or(self.tasks.len());
-        let handle = Arc::new(TaskWaker {
-            id,
-            scheduled: AtomicBool::new(false),
-            queue: self.queue.clone(),
-        });
+        let handle = Arc::new(TaskWaker::new(id, self.queue.clone()));
+        if let Some(mailbox) = &meta.mailbox {
+            // The model's mailbox wakes it directly from now on.
+            mailbox.serve_on_local_executor(handle.clone());
+        }
         let waker = Waker::from(handle.clone());
         let task = Task {
             future,
@@ -180,6 +150,13 @@ impl Executor {
         }
     }
 
+    /// Runs `f` as if on the executor: the tasks it wakes go to the local
+    /// queue, in order, without a lock.
+    pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        let _running = self.queue.local.enter();
+        f()
+    }
+
     /// Polls woken tasks until none is left, a task panics, or `deadline`
     /// passes.
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
@@ -187,7 +164,7 @@ impl Executor {
         let mut polls = 0u32;
         loop {
             // Take the oldest woken task.
-            let Some(id) = next_woken(&self.queue, &running) else {
+            let Some(id) = self.next_woken(&running) else {
                 return Ok(());
             };
             // Look at the clock now and then.
@@ -202,13 +179,36 @@ impl Executor {
         }
     }
 
+    /// The oldest woken task: local wake-ups first, then those queued in
+    /// the shared queue, which are moved to the local one in their order
+    /// (on one thread, that is exactly the order of the wake-ups).
+    fn next_woken(&mut self, running: &local::Running) -> Option<usize> {
+        if let Some(id) = self.queue.local.pop(running) {
+            return Some(id);
+        }
+        // Swap in the spare buffer, so that neither side reallocates.
+        std::mem::swap(&mut *self.queue.lock(), &mut self.drained);
+        for id in self.drained.drain(..) {
+            let Some(task) = self.tasks.get(id).and_then(Option::as_ref) else {
+                continue; // finished since it was woken
+            };
+            // Acquire: see what the waking thread did before it woke us.
+            task.handle.remote.swap(false, Ordering::AcqRel);
+            if !task.handle.scheduled.load(Ordering::Relaxed) {
+                task.handle.scheduled.store(true, Ordering::Relaxed);
+                self.queue.local.push_back(running, id);
+            }
+        }
+        self.queue.local.pop(running)
+    }
+
     /// Polls one task, recording what it reported.
     fn poll_task(&mut self, id: usize) -> Result<(), RunError> {
         let Some(task) = self.tasks.get_mut(id).and_then(Option::as_mut) else {
             return Ok(());
         };
         // Clear the flag first, so a wake during the poll queues it again.
-        task.handle.scheduled.store(false, Ordering::Release);
+        task.handle.scheduled.store(false, Ordering::Relaxed);
         let mut cx = Context::from_waker(&task.waker);
         let future = &mut task.future;
         let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
@@ -302,3 +302,6 @@ impl std::fmt::Debug for TaskMeta {
             .finish()
     }
 }
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests;

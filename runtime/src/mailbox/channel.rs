@@ -7,6 +7,16 @@
 //! that finds the queue full registers in the [`WaitList`] and is woken when
 //! the consumer frees a slot.
 //!
+//! On the single-threaded executor, the channel skips the waker machinery:
+//! the executor hands it the consumer task's own waker when the model is
+//! spawned, the consumer parks by setting a flag, and a push on the
+//! executor's thread that finds the flag set clears it and queues the task
+//! itself — plain loads and stores, no read-modify-write. A push from any
+//! other thread wakes the task through the executor's shared queue every
+//! time, whatever the flag says, so no wake-up is lost to a flag read
+//! without synchronisation. (The claim of a slot stays a compare-and-swap
+//! on every executor, which keeps the queue sound whoever pushes.)
+//!
 //! Producers hand in a *constructor* rather than a message
 //! ([`Channel::try_push_with`]): the message is only built once a slot is
 //! claimed, so a full queue hands the argument back intact and mapping
@@ -18,6 +28,7 @@ use std::task::{Context, Poll};
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
 use crate::executor::current;
+use crate::executor::st::TaskWaker;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::DiatomicWaker;
 
@@ -33,10 +44,15 @@ pub(crate) struct Binding {
 pub(crate) struct Channel<T> {
     /// The messages.
     queue: ArrayQueue<T>,
-    /// The consumer's waker, while it waits on an empty queue.
+    /// The consumer's waker, while it waits on an empty queue (on the
+    /// multi-threaded executor).
     consumer: DiatomicWaker,
+    /// The consumer task's waker, once it is spawned on the
+    /// single-threaded executor.
+    local_consumer: OnceLock<Arc<TaskWaker>>,
     /// True while the consumer waits on an empty queue (written by the
-    /// consumer only).
+    /// consumer, and on the single-threaded executor by the producer that
+    /// wakes it).
     parked: AtomicBool,
     /// Producers waiting for a free slot.
     producers: WaitList,
@@ -63,6 +79,7 @@ impl<T> Channel<T> {
         Channel {
             queue: ArrayQueue::new(capacity),
             consumer: DiatomicWaker::new(),
+            local_consumer: OnceLock::new(),
             parked: AtomicBool::new(false),
             producers: WaitList::new(),
             binding: OnceLock::new(),
@@ -84,6 +101,12 @@ impl<T> Channel<T> {
     /// already added to a bench.
     pub(crate) fn bind(&self, name: Arc<str>) -> bool {
         self.binding.set(Binding { name }).is_ok()
+    }
+
+    /// Wakes the consumer through `waker`, its task's waker on the
+    /// single-threaded executor, from now on.
+    pub(crate) fn set_local_consumer(&self, waker: Arc<TaskWaker>) {
+        let _ = self.local_consumer.set(waker);
     }
 
     /// The owning model instance's name, once added to a bench.
@@ -115,8 +138,24 @@ impl<T> Channel<T> {
         // A slot is ours: build the message (a filtered value leaves a
         // hole, which the consumer must still be woken to skip).
         claim.write(make(arg));
-        self.consumer.notify();
+        self.wake_consumer();
         Ok(Pushed::Delivered)
+    }
+
+    /// Tells the consumer a message is in.
+    fn wake_consumer(&self) {
+        let Some(local) = self.local_consumer.get() else {
+            self.consumer.notify();
+            return;
+        };
+        if !local.on_executor_thread() {
+            // No synchronisation with the consumer's flag: always wake.
+            local.wake_remote();
+        } else if self.parked.load(Ordering::Relaxed) {
+            // The consumer parked and nobody has queued it since.
+            self.parked.store(false, Ordering::Relaxed);
+            local.wake_here();
+        }
     }
 
     /// Claims a slot, or registers `cx`'s waker when the queue stays full
@@ -126,7 +165,15 @@ impl<T> Channel<T> {
             Err(ClaimError::Full) => {
                 self.producers.register(cx.waker());
                 // The consumer may have freed a slot before it saw us.
-                self.queue.claim()
+                let retry = self.queue.claim();
+                if let Some(local) = self.local_consumer.get() {
+                    if retry.is_err() && !local.on_executor_thread() {
+                        // Make sure the consumer sees us (see
+                        // `WaitList::wake_all_local`).
+                        local.wake_remote();
+                    }
+                }
+                retry
             }
             other => other,
         }
@@ -145,6 +192,11 @@ impl<T> Channel<T> {
         if let Some(message) = unsafe { self.queue.pop() } {
             return Poll::Ready(self.took(message));
         }
+        if self.local_consumer.get().is_some() {
+            // On the single-threaded executor, the producers wake us
+            // through the flag (see `wake_consumer`).
+            return self.park();
+        }
         // Register, then look again: a push between the two either is
         // seen now or notifies the waker.
         // SAFETY: only the single consumer registers or unregisters.
@@ -155,10 +207,24 @@ impl<T> Channel<T> {
             unsafe { self.consumer.unregister() };
             return Poll::Ready(self.took(message));
         }
+        self.park()
+    }
+
+    /// Waits on the empty queue.
+    fn park<M>(&self) -> Poll<M> {
         // Popping may have skipped holes: that frees slots too.
-        self.producers.wake_all();
+        self.wake_producers();
         self.parked.store(true, Ordering::Release);
         Poll::Pending
+    }
+
+    /// Wakes every producer waiting for a slot; the consumer just freed one.
+    fn wake_producers(&self) {
+        if self.local_consumer.get().is_some() {
+            self.producers.wake_all_local();
+        } else {
+            self.producers.wake_all();
+        }
     }
 
     /// Bookkeeping after the consumer took `message`.
@@ -167,7 +233,7 @@ impl<T> Channel<T> {
             self.parked.store(false, Ordering::Release);
         }
         // Leaving a full queue: every waiting producer may retry.
-        self.producers.wake_all();
+        self.wake_producers();
         message
     }
 

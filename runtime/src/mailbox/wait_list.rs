@@ -58,12 +58,31 @@ impl WaitList {
 
     /// Wakes and forgets every registered waker; the caller has just freed
     /// a slot.
+    #[inline]
     pub(crate) fn wake_all(&self) {
         // Pairs with the fence in `register`.
         fence(Ordering::SeqCst);
-        if self.count.load(Ordering::Relaxed) == 0 {
-            return;
+        if self.count.load(Ordering::Relaxed) != 0 {
+            self.wake_registered();
         }
+    }
+
+    /// [`wake_all`](WaitList::wake_all) for a consumer on the
+    /// single-threaded executor: no fence. A producer on the executor's
+    /// thread registered before this call in program order; one on another
+    /// thread wakes the consumer through the executor's shared queue after
+    /// registering (`Channel::claim_or_wait`), so the consumer's next poll
+    /// is synchronised with its registration.
+    #[inline]
+    pub(crate) fn wake_all_local(&self) {
+        if self.count.load(Ordering::Relaxed) != 0 {
+            self.wake_registered();
+        }
+    }
+
+    /// Wakes and forgets every registered waker.
+    #[cold]
+    fn wake_registered(&self) {
         // Swap the waiting wakers for the spare buffer rather than taking
         // them (`mem::take` would leave a capacity-less vector behind, and
         // the next `register` would allocate).

@@ -70,13 +70,32 @@ impl LocalQueue {
         }
         // SAFETY: see the `Sync` impl: only this thread accesses `ids` now,
         // and no reference to them outlives this call (`f` only pushes or
-        // pops; it runs no user code and cannot re-enter).
+        // pops, and the flag-flipping closures of `try_push_with` run no
+        // user code and cannot re-enter).
         Some(f(unsafe { &mut *self.ids.get() }))
     }
 
+    /// True if this thread runs this queue's executor now.
+    pub(super) fn is_running_here(&self) -> bool {
+        RUNNING.with(Cell::get) == self.key()
+    }
+
     /// Queues `id` if called on the running executor's thread.
-    pub(super) fn try_push(&self, id: usize) -> bool {
-        self.with_ids(|ids| ids.push_back(id)).is_some()
+    #[cfg(test)]
+    fn try_push(&self, id: usize) -> bool {
+        self.try_push_with(|| Some(id))
+    }
+
+    /// If called on the running executor's thread, queues the id `f`
+    /// returns, if any, and returns true; otherwise returns false without
+    /// calling `f`.
+    pub(super) fn try_push_with(&self, f: impl FnOnce() -> Option<usize>) -> bool {
+        self.with_ids(|ids| {
+            if let Some(id) = f() {
+                ids.push_back(id);
+            }
+        })
+        .is_some()
     }
 
     /// The oldest local id.
@@ -89,9 +108,16 @@ impl LocalQueue {
         self.with_ids(|ids| ids.push_front(id));
     }
 
-    /// Moves every id of `shared` to the back.
-    pub(super) fn append(&self, _running: &Running, shared: &mut VecDeque<usize>) {
-        self.with_ids(|ids| ids.append(shared));
+    /// Number of queued ids, whoever asks (tests only).
+    #[cfg(test)]
+    pub(super) fn len_for_tests(&self) -> usize {
+        // SAFETY: tests call this on the executor's thread, between runs.
+        unsafe { (*self.ids.get()).len() }
+    }
+
+    /// Queues `id` at the back.
+    pub(super) fn push_back(&self, _running: &Running, id: usize) {
+        self.with_ids(|ids| ids.push_back(id));
     }
 }
 

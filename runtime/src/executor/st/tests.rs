@@ -1,0 +1,154 @@
+//! Wake-ups of the single-threaded executor's mailbox fast path from other
+//! threads: the path that cannot rely on the consumer's flag.
+
+use std::future::{poll_fn, Future};
+use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant};
+
+use super::Executor;
+use crate::executor::{MailboxProbe, TaskMeta};
+use crate::mailbox::channel::{Channel, Pushed};
+
+/// Wakes a thread blocked in [`block_on`].
+struct Unpark(Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Runs `future` to completion on this thread, parking while it waits.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        thread::park();
+    }
+}
+
+/// Sends `value`, waiting while the channel is full.
+fn send(channel: &Channel<u32>, value: u32) {
+    let mut arg = Some(value);
+    block_on(poll_fn(|cx| {
+        match channel.try_push_with(arg.take().expect("polled after completion"), Some, cx) {
+            Ok(pushed) => {
+                assert_eq!(pushed, Pushed::Delivered);
+                Poll::Ready(())
+            }
+            Err(value) => {
+                arg = Some(value);
+                Poll::Pending
+            }
+        }
+    }))
+}
+
+/// An executor whose one task drains a bound channel of `capacity` into a
+/// sum and a count.
+fn consumer(
+    capacity: usize,
+) -> (
+    Executor,
+    Arc<Channel<u32>>,
+    Arc<AtomicUsize>,
+    Arc<AtomicUsize>,
+) {
+    let channel = Arc::new(Channel::new(capacity, "Test"));
+    channel.bind(Arc::from("consumer"));
+    let (sum, count) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let mut executor = Executor::new();
+    let task = {
+        let (channel, sum, count) = (channel.clone(), sum.clone(), count.clone());
+        async move {
+            loop {
+                // SAFETY: this task is the channel's only consumer.
+                let value = poll_fn(|cx| unsafe { channel.poll_pop(cx) }).await;
+                sum.fetch_add(value as usize, Ordering::Relaxed);
+                count.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    };
+    let probe: Arc<dyn MailboxProbe> = channel.clone();
+    let meta = TaskMeta {
+        name: Arc::from("consumer"),
+        model_type: "Test",
+        mailbox: Some(probe),
+    };
+    executor.spawn(Box::pin(task), meta);
+    executor.run(None).expect("first poll");
+    assert!(channel.is_idle(), "the consumer parks on its empty mailbox");
+    (executor, channel, sum, count)
+}
+
+/// Runs the executor until the consumer has counted `expected` messages;
+/// panics if that takes more than 20 s (a lost wake-up).
+fn run_until(executor: &mut Executor, count: &AtomicUsize, expected: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while count.load(Ordering::Relaxed) < expected {
+        executor.run(None).expect("no task panics");
+        assert!(
+            Instant::now() < deadline,
+            "lost wake-up: {} of {expected} messages received",
+            count.load(Ordering::Relaxed)
+        );
+        thread::yield_now();
+    }
+}
+
+#[test]
+fn a_send_from_another_thread_wakes_a_parked_consumer() {
+    let (mut executor, channel, sum, count) = consumer(16);
+    let producer = {
+        let channel = channel.clone();
+        thread::spawn(move || (1..=10).for_each(|v| send(&channel, v)))
+    };
+    run_until(&mut executor, &count, 10);
+    producer.join().unwrap();
+    assert_eq!(sum.load(Ordering::Relaxed), 55);
+    assert!(channel.is_idle());
+}
+
+#[test]
+fn a_producer_on_another_thread_waiting_on_a_full_mailbox_is_woken() {
+    // Capacity 2 and 500 messages: the producer waits on a full mailbox
+    // again and again, and the consumer wakes it without a fence.
+    let (mut executor, channel, sum, count) = consumer(2);
+    let producer = {
+        let channel = channel.clone();
+        thread::spawn(move || (1..=500).for_each(|v| send(&channel, v)))
+    };
+    run_until(&mut executor, &count, 500);
+    producer.join().unwrap();
+    assert_eq!(sum.load(Ordering::Relaxed), 500 * 501 / 2);
+}
+
+#[test]
+fn a_send_on_the_executor_thread_queues_the_parked_consumer_once() {
+    let (mut executor, channel, sum, count) = consumer(16);
+    // As the scheduler does: sends from the bench, inside `enter`.
+    executor.enter(|| {
+        for v in 1..=3 {
+            send(&channel, v);
+        }
+    });
+    assert_eq!(
+        executor.queue.local.len_for_tests(),
+        1,
+        "queued once, not three times"
+    );
+    executor.run(None).unwrap();
+    assert_eq!(
+        (count.load(Ordering::Relaxed), sum.load(Ordering::Relaxed)),
+        (3, 6)
+    );
+    assert!(channel.is_idle());
+}
