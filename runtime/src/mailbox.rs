@@ -46,7 +46,7 @@ impl<M: Model> Mailbox<M> {
     /// A mailbox holding at most `capacity` messages (at least one).
     pub fn with_capacity(capacity: usize) -> Self {
         Mailbox {
-            channel: Arc::new(Channel::new(capacity, M::metadata().type_name)),
+            channel: Arc::new(Channel::new(capacity)),
         }
     }
 
@@ -121,6 +121,11 @@ impl<M: Model> Address<M> {
     /// The shared queue.
     pub(crate) fn channel(&self) -> &Arc<Channel<M::Message>> {
         &self.channel
+    }
+
+    /// The type name of the model it points to, for error messages.
+    pub(crate) fn model_type(&self) -> &'static str {
+        M::metadata().type_name
     }
 }
 

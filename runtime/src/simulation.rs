@@ -194,7 +194,7 @@ impl Simulation {
         if address.channel().name().is_none() {
             return Err(SimulationError::NoRecipient {
                 sender: None,
-                model_type: address.channel().model_type(),
+                model_type: address.model_type(),
                 port: port.name(),
             });
         }
@@ -207,7 +207,7 @@ impl Simulation {
             .next()
             .ok_or_else(|| SimulationError::NoReply {
                 model: address.name().unwrap_or_default().to_string(),
-                model_type: address.channel().model_type(),
+                model_type: address.model_type(),
                 port: port.name(),
             })
     }

@@ -42,10 +42,14 @@ pub(crate) mod work_queue {
 /// Atomic types and fences.
 pub(crate) mod atomic {
     #[cfg(not(causim_loom))]
-    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU8, AtomicUsize, Ordering};
+    pub(crate) use std::sync::atomic::{
+        fence, AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering,
+    };
 
     #[cfg(causim_loom)]
-    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU8, AtomicUsize, Ordering};
+    pub(crate) use loom::sync::atomic::{
+        fence, AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering,
+    };
 }
 
 /// Thread spawning and yielding.

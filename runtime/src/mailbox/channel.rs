@@ -58,8 +58,6 @@ pub(crate) struct Channel<T> {
     producers: WaitList,
     /// Set once, when the owning model is added to a bench.
     binding: OnceLock<Binding>,
-    /// The model type, for error messages.
-    model_type: &'static str,
 }
 
 /// Outcome of a push attempt that did not need to wait.
@@ -75,7 +73,7 @@ pub(crate) enum Pushed {
 
 impl<T> Channel<T> {
     /// A channel holding at most `capacity` messages (at least one).
-    pub(crate) fn new(capacity: usize, model_type: &'static str) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         Channel {
             queue: ArrayQueue::new(capacity),
             consumer: DiatomicWaker::new(),
@@ -83,18 +81,12 @@ impl<T> Channel<T> {
             parked: AtomicBool::new(false),
             producers: WaitList::new(),
             binding: OnceLock::new(),
-            model_type,
         }
     }
 
     /// The capacity given at construction.
     pub(crate) fn capacity(&self) -> usize {
         self.queue.capacity()
-    }
-
-    /// The model type this channel feeds.
-    pub(crate) fn model_type(&self) -> &'static str {
-        self.model_type
     }
 
     /// Records the model instance that owns this channel; false if it was
@@ -281,7 +273,7 @@ mod loom_tests {
 
     /// A bound channel of `capacity`.
     fn channel(capacity: usize) -> Arc<Channel<u32>> {
-        let channel = Arc::new(Channel::new(capacity, "Test"));
+        let channel = Arc::new(Channel::new(capacity));
         channel.bind(Arc::from("test"));
         channel
     }

@@ -12,6 +12,15 @@
 //! the consumer alone, so popping is a load, a read and two stores, with
 //! no read-modify-write.
 //!
+//! It is also specialised for benches of millions of mostly idle models:
+//! the ring is allocated by the first claim, not when the mailbox is made
+//! (a model that is never sent anything costs no slots), and `head` and
+//! `tail` share a cache line instead of being padded apart. The padding
+//! would save a cache-line transfer only when a producer and the consumer
+//! hammer one mailbox from two threads; it cost 128 bytes and 64-byte
+//! alignment per mailbox, and every hop of the single-threaded executor
+//! paid for the extra line it touched (see `docs/benchmarks.md`).
+//!
 //! Positions encode `(lap, index)` as `lap * one_lap + index`, with
 //! `one_lap` a power of two above the capacity, so any capacity works (not
 //! only powers of two). The bit just above the index bits of `tail` marks
@@ -23,8 +32,9 @@
 //! every later message.
 
 use std::mem::MaybeUninit;
+use std::ptr;
 
-use crate::sync::atomic::{fence, AtomicUsize, Ordering};
+use crate::sync::atomic::{fence, AtomicPtr, AtomicUsize, Ordering};
 use crate::sync::cell::UnsafeCell;
 
 /// Why a slot could not be claimed.
@@ -35,11 +45,6 @@ pub(crate) enum ClaimError {
     /// The consumer is gone.
     Closed,
 }
-
-/// A value on its own cache line, so that producers bumping `tail` do not
-/// slow down the consumer reading `head`.
-#[repr(align(64))]
-struct Padded<T>(T);
 
 /// One slot of the ring.
 struct Slot<T> {
@@ -54,11 +59,14 @@ struct Slot<T> {
 /// A bounded multi-producer, single-consumer queue.
 pub(crate) struct ArrayQueue<T> {
     /// Next position to claim, plus the closed mark.
-    tail: Padded<AtomicUsize>,
+    tail: AtomicUsize,
     /// Next position to read; written by the consumer only.
-    head: Padded<AtomicUsize>,
-    /// The ring.
-    slots: Box<[Slot<T>]>,
+    head: AtomicUsize,
+    /// The first slot of the ring (a `Box<[Slot<T>]>` of `capacity`
+    /// slots), or null until the first claim allocates it.
+    slots: AtomicPtr<Slot<T>>,
+    /// The number of slots.
+    capacity: usize,
     /// The closed mark in `tail`; also one more than the largest index.
     mark_bit: usize,
     /// The distance between the same index in two consecutive laps.
@@ -78,16 +86,11 @@ impl<T> ArrayQueue<T> {
     pub(crate) fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
         let mark_bit = (capacity + 1).next_power_of_two();
-        let slots = (0..capacity)
-            .map(|i| Slot {
-                stamp: AtomicUsize::new(i),
-                value: UnsafeCell::new(MaybeUninit::uninit()),
-            })
-            .collect();
         ArrayQueue {
-            tail: Padded(AtomicUsize::new(0)),
-            head: Padded(AtomicUsize::new(0)),
-            slots,
+            tail: AtomicUsize::new(0),
+            head: AtomicUsize::new(0),
+            slots: AtomicPtr::new(ptr::null_mut()),
+            capacity,
             mark_bit,
             one_lap: mark_bit * 2,
         }
@@ -95,13 +98,67 @@ impl<T> ArrayQueue<T> {
 
     /// The number of slots.
     pub(crate) fn capacity(&self) -> usize {
-        self.slots.len()
+        self.capacity
+    }
+
+    /// The ring, if allocated.
+    #[inline]
+    fn ring(&self) -> Option<&[Slot<T>]> {
+        let first = self.slots.load(Ordering::Acquire);
+        if first.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null pointer was installed by `allocate_ring` from
+        // a leaked `Box<[Slot<T>]>` of `capacity` slots (the Acquire load
+        // pairs with its Release exchange, so the slots' initialisation is
+        // visible), and it is only freed in `drop`, which has `&mut self`.
+        Some(unsafe { std::slice::from_raw_parts(first, self.capacity) })
+    }
+
+    /// The ring, allocated on first use.
+    #[inline]
+    fn ring_or_allocate(&self) -> &[Slot<T>] {
+        match self.ring() {
+            Some(ring) => ring,
+            None => self.allocate_ring(),
+        }
+    }
+
+    /// Allocates the ring and installs it, unless another producer did
+    /// first; returns the installed one.
+    #[cold]
+    fn allocate_ring(&self) -> &[Slot<T>] {
+        let fresh: Box<[Slot<T>]> = (0..self.capacity)
+            .map(|i| Slot {
+                stamp: AtomicUsize::new(i),
+                value: UnsafeCell::new(MaybeUninit::uninit()),
+            })
+            .collect();
+        let fresh = Box::into_raw(fresh).cast::<Slot<T>>();
+        let installed = match self.slots.compare_exchange(
+            ptr::null_mut(),
+            fresh,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => fresh,
+            Err(theirs) => {
+                // SAFETY: `fresh` came from `Box::into_raw` just above and
+                // was never shared: the exchange failed.
+                drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(fresh, self.capacity)) });
+                theirs
+            }
+        };
+        // SAFETY: `installed` is the ring in `slots` (ours or the one that
+        // won), a live `Box<[Slot<T>]>` of `capacity` slots freed only by
+        // `drop`, which has `&mut self`.
+        unsafe { std::slice::from_raw_parts(installed, self.capacity) }
     }
 
     /// The position after `pos`.
     fn next(&self, pos: usize) -> usize {
         let index = pos & (self.mark_bit - 1);
-        if index + 1 < self.slots.len() {
+        if index + 1 < self.capacity {
             pos + 1
         } else {
             (pos & !(self.one_lap - 1)).wrapping_add(self.one_lap)
@@ -111,16 +168,20 @@ impl<T> ArrayQueue<T> {
     /// Claims the next free slot; the message goes in with
     /// [`Claim::write`].
     pub(crate) fn claim(&self) -> Result<Claim<'_, T>, ClaimError> {
-        let mut tail = self.tail.0.load(Ordering::Relaxed);
+        let mut tail = self.tail.load(Ordering::Relaxed);
+        if tail & self.mark_bit != 0 {
+            return Err(ClaimError::Closed);
+        }
+        let ring = self.ring_or_allocate();
         loop {
             if tail & self.mark_bit != 0 {
                 return Err(ClaimError::Closed);
             }
-            let slot = &self.slots[tail & (self.mark_bit - 1)];
+            let slot = &ring[tail & (self.mark_bit - 1)];
             let stamp = slot.stamp.load(Ordering::Acquire);
             if stamp == tail {
                 // The slot is free for this position: try to take it.
-                match self.tail.0.compare_exchange_weak(
+                match self.tail.compare_exchange_weak(
                     tail,
                     self.next(tail),
                     Ordering::SeqCst,
@@ -132,11 +193,11 @@ impl<T> ArrayQueue<T> {
             } else {
                 // The slot is still in use: full, unless `tail` moved on.
                 fence(Ordering::SeqCst);
-                let head = self.head.0.load(Ordering::Acquire);
+                let head = self.head.load(Ordering::Acquire);
                 if head.wrapping_add(self.one_lap) == tail {
                     return Err(ClaimError::Full);
                 }
-                let current = self.tail.0.load(Ordering::Relaxed);
+                let current = self.tail.load(Ordering::Relaxed);
                 if current == tail {
                     // A producer of the previous lap is still writing the
                     // slot the consumer waits on: as good as full.
@@ -154,9 +215,11 @@ impl<T> ArrayQueue<T> {
     ///
     /// Only one thread at a time may pop: the queue's single consumer.
     pub(crate) unsafe fn pop(&self) -> Option<T> {
+        // No ring yet: nothing was ever claimed.
+        let ring = self.ring()?;
         loop {
-            let head = self.head.0.load(Ordering::Relaxed);
-            let slot = &self.slots[head & (self.mark_bit - 1)];
+            let head = self.head.load(Ordering::Relaxed);
+            let slot = &ring[head & (self.mark_bit - 1)];
             if slot.stamp.load(Ordering::Acquire) != head.wrapping_add(1) {
                 return None;
             }
@@ -167,7 +230,7 @@ impl<T> ArrayQueue<T> {
             let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
             slot.stamp
                 .store(head.wrapping_add(self.one_lap), Ordering::Release);
-            self.head.0.store(self.next(head), Ordering::Release);
+            self.head.store(self.next(head), Ordering::Release);
             if value.is_some() {
                 return value;
             }
@@ -177,7 +240,7 @@ impl<T> ArrayQueue<T> {
     /// Marks the queue closed: every later claim fails. True if it was
     /// open.
     pub(crate) fn close(&self) -> bool {
-        self.tail.0.fetch_or(self.mark_bit, Ordering::SeqCst) & self.mark_bit == 0
+        self.tail.fetch_or(self.mark_bit, Ordering::SeqCst) & self.mark_bit == 0
     }
 
     /// Drops every message of a closed queue, waiting for producers that
@@ -187,11 +250,11 @@ impl<T> ArrayQueue<T> {
     ///
     /// As for [`pop`](ArrayQueue::pop): only the consumer may call this.
     pub(crate) unsafe fn drain_closed(&self) {
-        let tail = self.tail.0.load(Ordering::SeqCst) & !self.mark_bit;
+        let tail = self.tail.load(Ordering::SeqCst) & !self.mark_bit;
         loop {
             // SAFETY: forwarded from the caller: we are the only consumer.
             while unsafe { self.pop() }.is_some() {}
-            if self.head.0.load(Ordering::Relaxed) == tail {
+            if self.head.load(Ordering::Relaxed) == tail {
                 return;
             }
             // A producer claimed a slot before the close and is writing it.
@@ -202,9 +265,9 @@ impl<T> ArrayQueue<T> {
     /// Number of claimed slots not yet popped (holes included).
     pub(crate) fn len(&self) -> usize {
         loop {
-            let tail = self.tail.0.load(Ordering::SeqCst) & !self.mark_bit;
-            let head = self.head.0.load(Ordering::SeqCst);
-            if self.tail.0.load(Ordering::SeqCst) & !self.mark_bit != tail {
+            let tail = self.tail.load(Ordering::SeqCst) & !self.mark_bit;
+            let head = self.head.load(Ordering::SeqCst);
+            if self.tail.load(Ordering::SeqCst) & !self.mark_bit != tail {
                 continue;
             }
             let hix = head & (self.mark_bit - 1);
@@ -212,11 +275,11 @@ impl<T> ArrayQueue<T> {
             return if hix < tix {
                 tix - hix
             } else if hix > tix {
-                self.slots.len() - hix + tix
+                self.capacity - hix + tix
             } else if tail == head {
                 0
             } else {
-                self.slots.len()
+                self.capacity
             };
         }
     }
@@ -226,10 +289,13 @@ impl<T> Drop for ArrayQueue<T> {
     fn drop(&mut self) {
         // `&mut self`: no producer or consumer is left; drop what is
         // published.
-        let tail = self.tail.0.load(Ordering::Relaxed) & !self.mark_bit;
-        let mut pos = self.head.0.load(Ordering::Relaxed);
+        let Some(ring) = self.ring() else {
+            return; // never claimed
+        };
+        let tail = self.tail.load(Ordering::Relaxed) & !self.mark_bit;
+        let mut pos = self.head.load(Ordering::Relaxed);
         while pos != tail {
-            let slot = &self.slots[pos & (self.mark_bit - 1)];
+            let slot = &ring[pos & (self.mark_bit - 1)];
             if slot.stamp.load(Ordering::Relaxed) == pos.wrapping_add(1) {
                 // SAFETY: the stamp says the slot is initialised, and it is
                 // dropped once: we move past it right after.
@@ -237,6 +303,12 @@ impl<T> Drop for ArrayQueue<T> {
             }
             pos = self.next(pos);
         }
+        let first = self.slots.load(Ordering::Relaxed);
+        // SAFETY: `first` is the installed ring (non-null, see `ring`), a
+        // leaked `Box<[Slot<T>]>` of `capacity` slots; `&mut self` means
+        // nobody else can reach it any more, and its values were dropped
+        // above.
+        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(first, self.capacity)) });
     }
 }
 
@@ -429,5 +501,60 @@ mod loom_tests {
             drop(queue);
             assert_eq!(drops.load(Ordering::Relaxed), 2);
         });
+    }
+}
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize as Counter;
+    use std::sync::Arc;
+
+    /// Counts its drops.
+    struct Tracked(Arc<Counter>);
+
+    impl Drop for Tracked {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn the_ring_is_allocated_by_the_first_claim() {
+        let queue = ArrayQueue::<u32>::new(4);
+        assert!(queue.ring().is_none(), "a new queue has no slots");
+        // SAFETY: this test is the only consumer.
+        assert_eq!(unsafe { queue.pop() }, None);
+        assert!(queue.ring().is_none(), "popping does not allocate");
+        queue.claim().unwrap().write(Some(5));
+        assert_eq!(queue.ring().map(<[_]>::len), Some(4));
+        // SAFETY: as above.
+        assert_eq!(unsafe { queue.pop() }, Some(5));
+    }
+
+    #[test]
+    fn dropping_a_queue_drops_each_queued_message_once() {
+        let drops = Arc::new(Counter::new(0));
+        let queue = ArrayQueue::new(3);
+        for _ in 0..3 {
+            queue.claim().unwrap().write(Some(Tracked(drops.clone())));
+        }
+        // SAFETY: this test is the only consumer.
+        drop(unsafe { queue.pop() });
+        assert_eq!(drops.load(Ordering::Relaxed), 1);
+        drop(queue);
+        assert_eq!(drops.load(Ordering::Relaxed), 3);
+        // A queue that never allocated drops nothing.
+        drop(ArrayQueue::<Tracked>::new(2));
+    }
+
+    #[test]
+    fn a_closed_queue_refuses_claims_before_allocating() {
+        let queue = ArrayQueue::<u32>::new(2);
+        assert!(queue.close());
+        assert_eq!(queue.claim().err(), Some(ClaimError::Closed));
+        assert!(queue.ring().is_none());
+        // SAFETY: this test is the only consumer.
+        unsafe { queue.drain_closed() };
     }
 }

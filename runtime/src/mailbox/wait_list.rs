@@ -24,13 +24,21 @@ use crate::sync::{lock, Mutex};
 /// Wakers of producers waiting for a free slot.
 #[derive(Debug)]
 pub(crate) struct WaitList {
-    /// Number of wakers in `wakers`, readable without the lock.
+    /// Number of registered wakers, readable without the lock.
     count: AtomicUsize,
+    /// The wakers, allocated by the first producer that waits: most
+    /// mailboxes never fill up, and this keeps an idle mailbox small.
+    lists: Mutex<Option<Box<Lists>>>,
+}
+
+/// The registered wakers and a spare buffer.
+#[derive(Debug, Default)]
+struct Lists {
     /// The wakers, one per waiting task.
-    wakers: Mutex<Vec<Waker>>,
-    /// An empty buffer with the capacity `wakers` had, swapped in by
-    /// `wake_all` so that the next producers to wait do not allocate.
-    spare: Mutex<Vec<Waker>>,
+    wakers: Vec<Waker>,
+    /// An empty buffer with the capacity `wakers` had, swapped in when
+    /// they are woken so that the next producers to wait do not allocate.
+    spare: Vec<Waker>,
 }
 
 impl WaitList {
@@ -38,15 +46,15 @@ impl WaitList {
     pub(crate) fn new() -> Self {
         WaitList {
             count: AtomicUsize::new(0),
-            wakers: Mutex::new(Vec::new()),
-            spare: Mutex::new(Vec::new()),
+            lists: Mutex::new(None),
         }
     }
 
     /// Adds `waker` (once per task); the caller must try again afterwards.
     pub(crate) fn register(&self, waker: &Waker) {
         {
-            let mut wakers = lock(&self.wakers);
+            let mut lists = lock(&self.lists);
+            let wakers = &mut lists.get_or_insert_with(Box::default).wakers;
             if !wakers.iter().any(|w| w.will_wake(waker)) {
                 wakers.push(waker.clone());
             }
@@ -86,14 +94,19 @@ impl WaitList {
         // Swap the waiting wakers for the spare buffer rather than taking
         // them (`mem::take` would leave a capacity-less vector behind, and
         // the next `register` would allocate).
-        let mut woken = std::mem::take(&mut *lock(&self.spare));
-        {
-            let mut wakers = lock(&self.wakers);
+        let mut woken = {
+            let mut guard = lock(&self.lists);
+            let Some(lists) = guard.as_mut() else {
+                return;
+            };
             self.count.store(0, Ordering::Relaxed);
-            std::mem::swap(&mut *wakers, &mut woken);
-        }
+            let spare = std::mem::take(&mut lists.spare);
+            std::mem::replace(&mut lists.wakers, spare)
+        };
         // Wake outside the lock; the emptied buffer is the next spare.
         woken.drain(..).for_each(Waker::wake);
-        *lock(&self.spare) = woken;
+        if let Some(lists) = lock(&self.lists).as_mut() {
+            lists.spare = woken;
+        }
     }
 }

@@ -39,7 +39,7 @@ pub(crate) trait ReplierTarget<T, R>: Send + Sync {
 fn recipient_name<M: Model>(address: &Address<M>) -> Arc<str> {
     match address.channel().name() {
         Some(name) => name.clone(),
-        None => Arc::from(address.channel().model_type()),
+        None => Arc::from(address.model_type()),
     }
 }
 
@@ -57,7 +57,7 @@ fn push<M: Model, A>(
     let channel = address.channel();
     match channel.try_push_with(arg, make, cx) {
         Ok(Pushed::Unbound) => {
-            report_unbound(channel.model_type(), port);
+            report_unbound(address.model_type(), port);
             Ok(Pushed::Unbound)
         }
         Ok(pushed) => Ok(pushed),

@@ -60,10 +60,7 @@ fn push_payload<M: Model, T>(
         .try_push_with(payload, |p| Some(port.message(p)), cx)
     {
         Ok(Pushed::Unbound) => {
-            crate::executor::current::report_unbound_recipient(
-                address.channel().model_type(),
-                port.name(),
-            );
+            crate::executor::current::report_unbound_recipient(address.model_type(), port.name());
             Ok(())
         }
         Ok(_) => Ok(()),
@@ -73,9 +70,8 @@ fn push_payload<M: Model, T>(
 
 /// The recipient, if its mailbox was never added to a bench.
 fn unbound<M: Model, T>(address: &Address<M>, port: InputPort<M, T>) -> Option<Unbound> {
-    let channel = address.channel();
-    channel.name().is_none().then(|| Unbound {
-        model_type: channel.model_type(),
+    address.channel().name().is_none().then(|| Unbound {
+        model_type: address.model_type(),
         port: port.name(),
     })
 }

@@ -62,7 +62,7 @@ fn consumer(
     Arc<AtomicUsize>,
     Arc<AtomicUsize>,
 ) {
-    let channel = Arc::new(Channel::new(capacity, "Test"));
+    let channel = Arc::new(Channel::new(capacity));
     channel.bind(Arc::from("consumer"));
     let (sum, count) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let mut executor = Executor::new();
