@@ -13,14 +13,52 @@ use crate::mailbox::IntoAddress;
 /// The connections of one output or event source, in connection order.
 pub(crate) struct Fanout<T> {
     /// Where each sent value goes; shared with in-flight source events.
-    targets: Vec<Arc<dyn Target<T>>>,
+    targets: Targets<T>,
+}
+
+/// A list of targets that keeps a single one inline.
+///
+/// Most outputs have exactly one connection. Holding it in the output
+/// itself, rather than in a vector's heap buffer, saves a dependent load
+/// (often a cache miss in a large bench) on every send.
+enum Targets<T> {
+    /// No connection.
+    None,
+    /// One connection, inline.
+    One([Arc<dyn Target<T>>; 1]),
+    /// Two or more.
+    Many(Vec<Arc<dyn Target<T>>>),
+}
+
+impl<T> Targets<T> {
+    /// Appends `target`.
+    fn push(&mut self, target: Arc<dyn Target<T>>) {
+        *self = match std::mem::replace(self, Targets::None) {
+            Targets::None => Targets::One([target]),
+            Targets::One([first]) => Targets::Many(vec![first, target]),
+            Targets::Many(mut all) => {
+                all.push(target);
+                Targets::Many(all)
+            }
+        };
+    }
+
+    /// The targets, in connection order.
+    #[inline]
+    fn as_slice(&self) -> &[Arc<dyn Target<T>>] {
+        match self {
+            Targets::None => &[],
+            Targets::One(one) => one,
+            Targets::Many(all) => all,
+        }
+    }
 }
 
 impl<T: Clone + Send + 'static> Fanout<T> {
     /// No connections.
     pub(crate) fn new() -> Self {
         Fanout {
-            targets: Vec::new(),
+            targets: Targets::None,
         }
     }
 
@@ -78,19 +116,19 @@ impl<T: Clone + Send + 'static> Fanout<T> {
 
     /// The connections, in order.
     pub(crate) fn targets(&self) -> &[Arc<dyn Target<T>>] {
-        &self.targets
+        self.targets.as_slice()
     }
 
     /// Number of connections.
     pub(crate) fn len(&self) -> usize {
-        self.targets.len()
+        self.targets.as_slice().len()
     }
 }
 
 impl<T> fmt::Debug for Fanout<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Fanout")
-            .field("connections", &self.targets.len())
+            .field("connections", &self.targets.as_slice().len())
             .finish()
     }
 }
