@@ -13,6 +13,8 @@ pub struct Sample {
     pub build: Option<Duration>,
     /// Resident bytes per model after building (scale workload).
     pub bytes_per_model: Option<f64>,
+    /// Resident bytes per model once each got one message (scale workload).
+    pub bytes_per_model_after_event: Option<f64>,
 }
 
 impl Sample {
@@ -23,6 +25,7 @@ impl Sample {
             elapsed,
             build: None,
             bytes_per_model: None,
+            bytes_per_model_after_event: None,
         }
     }
 

@@ -14,6 +14,7 @@ pub fn run(one: &One) -> ExitCode {
         "elapsed_ns": sample.elapsed.as_nanos() as u64,
         "build_ns": sample.build.map(|b| b.as_nanos() as u64),
         "bytes_per_model": sample.bytes_per_model,
+        "bytes_per_model_after_event": sample.bytes_per_model_after_event,
     });
     println!("{line}");
     ExitCode::SUCCESS

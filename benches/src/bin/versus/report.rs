@@ -30,14 +30,14 @@ pub fn find(all: &[Series], like: &Series, engine: Engine, threads: usize) -> Op
 /// The markdown table.
 pub fn table(all: &[Series]) -> String {
     let mut out = String::new();
-    out.push_str("| workload | params | engine | threads | median ns/event | min..max ns/event | events/s | × NeXosim | build ns/model | bytes/model |\n");
-    out.push_str("|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
+    out.push_str("| workload | params | engine | threads | median ns/event | min..max ns/event | events/s | × NeXosim | build ns/model | bytes/model | bytes/model after 1 event |\n");
+    out.push_str("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for series in all {
         let c = &series.config;
         let cells = match series.summary() {
             Some(s) => summary_cells(&s, ratio_vs_nexosim(series, all)),
             None => format!(
-                "— | — | — | — | — | — ({})",
+                "— | — | — | — | — | — | — ({})",
                 series.note.as_deref().unwrap_or("no run")
             ),
         };
@@ -54,7 +54,7 @@ pub fn table(all: &[Series]) -> String {
 /// The measured cells of one row.
 fn summary_cells(s: &Summary, ratio: Option<f64>) -> String {
     format!(
-        "{} | {}..{} | {} | {} | {} | {}",
+        "{} | {}..{} | {} | {} | {} | {} | {}",
         ns(s.median_ns),
         ns(s.min_ns),
         ns(s.max_ns),
@@ -62,6 +62,8 @@ fn summary_cells(s: &Summary, ratio: Option<f64>) -> String {
         ratio.map_or("—".into(), |r| format!("{r:.2}")),
         s.build_ns_per_model.map_or("—".into(), ns),
         s.bytes_per_model.map_or("—".into(), |b| format!("{b:.0}")),
+        s.bytes_per_model_after_event
+            .map_or("—".into(), |b| format!("{b:.0}")),
     )
 }
 
@@ -115,6 +117,7 @@ fn json_line(series: &Series, all: &[Series]) -> Value {
         "events_per_s": summary.map(|s| s.events_per_s()),
         "build_ns_per_model": summary.and_then(|s| s.build_ns_per_model),
         "bytes_per_model": summary.and_then(|s| s.bytes_per_model),
+        "bytes_per_model_after_event": summary.and_then(|s| s.bytes_per_model_after_event),
         "ratio_vs_nexosim": ratio_vs_nexosim(series, all),
         "note": series.note,
     })

@@ -18,6 +18,8 @@ pub struct Run {
     pub elapsed_ns: u64,
     pub build_ns: Option<u64>,
     pub bytes_per_model: Option<f64>,
+    #[serde(default)]
+    pub bytes_per_model_after_event: Option<f64>,
 }
 
 impl Run {
@@ -45,6 +47,7 @@ pub struct Summary {
     pub events: u64,
     pub build_ns_per_model: Option<f64>,
     pub bytes_per_model: Option<f64>,
+    pub bytes_per_model_after_event: Option<f64>,
 }
 
 impl Summary {
@@ -73,6 +76,11 @@ impl Series {
             .iter()
             .filter_map(|r| r.bytes_per_model)
             .collect::<Vec<_>>();
+        let after_event = self
+            .runs
+            .iter()
+            .filter_map(|r| r.bytes_per_model_after_event)
+            .collect::<Vec<_>>();
         Some(Summary {
             median_ns: median(&ns).unwrap_or(f64::NAN),
             min_ns: ns.iter().copied().fold(f64::INFINITY, f64::min),
@@ -80,6 +88,7 @@ impl Series {
             events: self.runs[0].events,
             build_ns_per_model: median(&build),
             bytes_per_model: median(&bytes),
+            bytes_per_model_after_event: median(&after_event),
         })
     }
 }

@@ -168,9 +168,13 @@ fn memory(all: &[Series]) -> Vec<String> {
                 && s.config.threads == 1
         })
         .filter_map(|s| {
-            let b = s.summary()?.bytes_per_model?;
+            let summary = s.summary()?;
+            let b = summary.bytes_per_model?;
+            let after = summary
+                .bytes_per_model_after_event
+                .map_or(String::new(), |a| format!("; {a:.0} once it got a message"));
             Some(format!(
-                "bytes per idle model, {}: {b:.0} (target ≤ 200): {}",
+                "bytes per idle model, {}: {b:.0}{after} (target ≤ 200): {}",
                 s.config.params,
                 verdict(b <= 200.0)
             ))

@@ -5,7 +5,6 @@ use std::time::Instant;
 use causim::prelude::*;
 
 use super::{Outcome, Phases};
-use crate::measure::time;
 use crate::workloads::tally::{self, Tally};
 
 /// A trivial model: counts pokes.
@@ -46,7 +45,7 @@ pub fn run(models: usize, threads: usize) -> Outcome {
     let mut simu = init.init(SimTime::ZERO).expect("scale init");
     phases.end();
     let build = started.elapsed();
-    let (result, deliver) = time(|| simu.process(source.event(())));
+    let (result, deliver, deliver_bytes) = super::deliver(|| simu.process(source.event(())));
     result.expect("scale poke");
     drop(simu);
     Outcome {
@@ -54,5 +53,6 @@ pub fn run(models: usize, threads: usize) -> Outcome {
         build,
         model_bytes: phases.added(),
         deliver,
+        deliver_bytes,
     }
 }

@@ -8,7 +8,8 @@
 //! model are those of an idle model with its mailbox, registered in its
 //! bench — not of the benchmark's event source. The vector that holds the
 //! mailboxes (or Tokio senders) between phases, 8 bytes per model, is
-//! counted in.
+//! counted in. The memory the delivery adds is measured too, so the table
+//! also shows what a model holds once it has received one message.
 
 pub mod causim;
 pub mod nexosim;
@@ -44,6 +45,8 @@ pub struct Outcome {
     pub model_bytes: Option<u64>,
     /// Time to deliver one poke to every model.
     pub deliver: Duration,
+    /// Resident bytes added while delivering the pokes.
+    pub deliver_bytes: Option<u64>,
 }
 
 /// Resident memory added during two phases of a build.
@@ -74,6 +77,18 @@ impl Phases {
     }
 }
 
+/// Runs `f` (the timed delivery) and returns its result, its duration and
+/// the resident bytes it added: what the models' first message cost them
+/// (a mailbox's slots are allocated by its first message on causim).
+pub fn deliver<R>(f: impl FnOnce() -> R) -> (R, Duration, Option<u64>) {
+    let before = resident_bytes();
+    let (result, elapsed) = measure::time(f);
+    let added = resident_bytes()
+        .zip(before)
+        .map(|(after, before)| after.saturating_sub(before));
+    (result, elapsed, added)
+}
+
 /// Runs the scale workload once and checks the poke count.
 pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let models = params.count("models");
@@ -88,5 +103,13 @@ pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
         elapsed: outcome.deliver,
         build: Some(outcome.build),
         bytes_per_model: measure::bytes_per_model(Some(0), outcome.model_bytes, models),
+        bytes_per_model_after_event: measure::bytes_per_model(
+            Some(0),
+            outcome
+                .model_bytes
+                .zip(outcome.deliver_bytes)
+                .map(|(a, b)| a + b),
+            models,
+        ),
     }
 }

@@ -9,7 +9,6 @@ use nexosim::time::MonotonicTime;
 use serde::{Deserialize, Serialize};
 
 use super::{Outcome, Phases};
-use crate::measure::time;
 use crate::workloads::tally::{self, Tally};
 
 /// A trivial model: counts pokes.
@@ -51,7 +50,7 @@ pub fn run(models: usize, threads: usize) -> Outcome {
     let mut simu = init.init(MonotonicTime::EPOCH).expect("scale init");
     phases.end();
     let build = started.elapsed();
-    let (result, deliver) = time(|| simu.process_event(&poke, ()));
+    let (result, deliver, deliver_bytes) = super::deliver(|| simu.process_event(&poke, ()));
     result.expect("scale poke");
     drop(simu);
     Outcome {
@@ -59,5 +58,6 @@ pub fn run(models: usize, threads: usize) -> Outcome {
         build,
         model_bytes: phases.added(),
         deliver,
+        deliver_bytes,
     }
 }

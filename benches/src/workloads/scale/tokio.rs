@@ -6,7 +6,6 @@ use std::time::Instant;
 use tokio::sync::mpsc::{channel, Receiver, Sender};
 
 use super::{Outcome, Phases};
-use crate::measure::time;
 use crate::workloads::tally::{self, Tally};
 use crate::workloads::tokio_des::{runtime, Countdown};
 
@@ -51,7 +50,7 @@ pub fn run(models: usize, threads: usize) -> Outcome {
     rt.block_on(started.wait());
     phases.end();
     let build = begun.elapsed();
-    let ((), deliver) = time(|| {
+    let ((), deliver, deliver_bytes) = super::deliver(|| {
         rt.block_on(async {
             for sender in &senders {
                 let _ = sender.send(()).await;
@@ -65,5 +64,6 @@ pub fn run(models: usize, threads: usize) -> Outcome {
         build,
         model_bytes: phases.added(),
         deliver,
+        deliver_bytes,
     }
 }
