@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use crate::mailbox::Address;
 use crate::model::Model;
-use crate::ports::OwnInput;
+use crate::ports::{InputPort, OwnInput};
+use crate::scheduler::action::Action;
 use crate::scheduler::queue::Origin;
 use crate::scheduler::{Event, EventKey, SchedulerCore, SchedulingError};
 use crate::time::SimTime;
@@ -30,6 +31,9 @@ pub struct Context<M: Model> {
     seq: u64,
     /// The shared schedule and clock.
     core: Arc<SchedulerCore>,
+    /// The box of one of this model's fired events, for the next event to
+    /// reuse instead of allocating.
+    spare: Option<Box<dyn Action>>,
 }
 
 impl<M: Model> Context<M> {
@@ -45,6 +49,7 @@ impl<M: Model> Context<M> {
             origin,
             seq: 0,
             core,
+            spare: None,
         }
     }
 
@@ -74,8 +79,8 @@ impl<M: Model> Context<M> {
         T: Send + 'static,
         P: OwnInput<M, T>,
     {
-        let event = Event::new(port.into_own_port(), payload, &self.address);
-        self.schedule_entry(time, event, None, None)
+        let event = self.event(port.into_own_port(), payload);
+        self.schedule_entry(time, event, None)
     }
 
     /// Schedules `payload` for this model's input `port`, `delay` from now.
@@ -106,8 +111,8 @@ impl<M: Model> Context<M> {
         P: OwnInput<M, T>,
     {
         let key = EventKey::new();
-        let event = Event::new(port.into_own_port(), payload, &self.address);
-        self.schedule_entry(time, event, Some(key.clone()), None)?;
+        let event = self.event(port.into_own_port(), payload);
+        self.schedule_entry(time, event, Some(key.clone()))?;
         Ok(key)
     }
 
@@ -141,8 +146,8 @@ impl<M: Model> Context<M> {
         P: OwnInput<M, T>,
     {
         let key = EventKey::new();
-        let event = Event::periodic(port.into_own_port(), payload, &self.address);
-        self.schedule_entry(time, event, Some(key.clone()), Some(period))?;
+        let event = Event::periodic(port.into_own_port(), payload, &self.address, period);
+        self.schedule_entry(time, event, Some(key.clone()))?;
         Ok(key)
     }
 
@@ -170,15 +175,20 @@ impl<M: Model> Context<M> {
         self.core.request_halt();
     }
 
+    /// A one-shot event for this model's `port`, in the spare box if any.
+    fn event<T: Send + 'static>(&mut self, port: InputPort<M, T>, payload: T) -> Event {
+        Event::recycled(self.spare.take(), port, payload, &self.address)
+    }
+
+    /// Queues `event` under this model's origin and next sequence number.
     fn schedule_entry(
         &mut self,
         time: SimTime,
         event: Event,
         key: Option<EventKey>,
-        period: Option<Duration>,
     ) -> Result<(), SchedulingError> {
         self.core
-            .schedule(time, self.origin, self.seq, event, key, period)?;
+            .schedule_from_model(time, self.origin, self.seq, event, key, &mut self.spare)?;
         self.seq += 1;
         Ok(())
     }

@@ -35,9 +35,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use action::Action;
 pub use action::Event;
 pub use key::EventKey;
-use queue::{Entry, EventOrder, EventQueue, Origin, BENCH_ORIGIN};
+use queue::{Entry, EventOrder, EventQueue, Fired, Origin, BENCH_ORIGIN};
 
 use crate::mailbox::IntoAddress;
 use crate::ports::InputFor;
@@ -140,9 +141,11 @@ impl SchedulerCore {
         self.halt_requested.store(true, Ordering::Release);
     }
 
-    /// Takes a pending halt request.
+    /// Takes a pending halt request (a plain load when there is none, the
+    /// common case, which spares a read-modify-write per step).
     pub(crate) fn take_halt(&self) -> bool {
-        self.halt_requested.swap(false, Ordering::AcqRel)
+        self.halt_requested.load(Ordering::Relaxed)
+            && self.halt_requested.swap(false, Ordering::AcqRel)
     }
 
     /// `now + delay`, or an error.
@@ -150,6 +153,21 @@ impl SchedulerCore {
         let now = self.time();
         now.checked_add(delay)
             .ok_or(SchedulingError::TimeOverflow { now, delay })
+    }
+
+    /// Checks that `event` can be scheduled at `time`.
+    fn check(&self, time: SimTime, event: &Event) -> Result<(), SchedulingError> {
+        let now = self.time();
+        if time <= now {
+            return Err(SchedulingError::NotInFuture {
+                now,
+                requested: time,
+            });
+        }
+        if event.action.period() == Some(Duration::ZERO) {
+            return Err(SchedulingError::ZeroPeriod);
+        }
+        Ok(())
     }
 
     /// Queues `event` at `time` for `origin` after checking the time.
@@ -160,30 +178,65 @@ impl SchedulerCore {
         seq: u64,
         event: Event,
         key: Option<EventKey>,
-        period: Option<Duration>,
     ) -> Result<(), SchedulingError> {
-        let now = self.time();
-        if time <= now {
-            return Err(SchedulingError::NotInFuture {
-                now,
-                requested: time,
-            });
-        }
-        if period == Some(Duration::ZERO) {
-            return Err(SchedulingError::ZeroPeriod);
-        }
-        self.queue().push(Entry {
-            order: EventOrder { time, origin, seq },
-            action: event.action,
-            key,
-            period,
-        });
+        self.check(time, &event)?;
+        self.queue().push(entry(time, origin, seq, event, key));
         Ok(())
+    }
+
+    /// Like [`schedule`](SchedulerCore::schedule), for a model's event;
+    /// under the same lock, fills an empty `spare` with the model's spare
+    /// action, for its next event to reuse.
+    pub(crate) fn schedule_from_model(
+        &self,
+        time: SimTime,
+        origin: Origin,
+        seq: u64,
+        event: Event,
+        key: Option<EventKey>,
+        spare: &mut Option<Box<dyn Action>>,
+    ) -> Result<(), SchedulingError> {
+        self.check(time, &event)?;
+        let mut queue = self.queue();
+        queue.push(entry(time, origin, seq, event, key));
+        if spare.is_none() {
+            *spare = queue.take_spare(origin);
+        }
+        Ok(())
+    }
+
+    /// Under one lock: hands the `fired` action back as a spare (leaving
+    /// it in `fired` if its origin has one already, for the caller to drop
+    /// outside the lock), then, if the earliest event is due no later than
+    /// `limit`, moves the clock to its time and returns that event, with
+    /// the other events due at the same time in `due`.
+    pub(crate) fn take_next_due(
+        &self,
+        limit: SimTime,
+        due: &mut Vec<Entry>,
+        fired: &mut Fired,
+    ) -> Option<Entry> {
+        let mut queue = self.queue();
+        if let Some((origin, action)) = fired.take() {
+            *fired = queue.put_spare(origin, action).map(|a| (origin, a));
+        }
+        let first = queue.pop_due(limit, due)?;
+        self.set_time(first.order.time);
+        Some(first)
     }
 
     /// The next sequence number of the bench origin.
     fn next_bench_seq(&self) -> u64 {
         self.bench_seq.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// A queue entry for `event`.
+fn entry(time: SimTime, origin: Origin, seq: u64, event: Event, key: Option<EventKey>) -> Entry {
+    Entry {
+        order: EventOrder { time, origin, seq },
+        action: event.action,
+        key,
     }
 }
 
@@ -210,7 +263,7 @@ impl Scheduler {
 
     /// Schedules `event` at `time`.
     pub fn schedule(&self, time: SimTime, event: Event) -> Result<(), SchedulingError> {
-        self.schedule_entry(time, event, None, None)
+        self.schedule_entry(time, event, None)
     }
 
     /// Schedules `payload` for `port` of the model at `address`, at `time`.
@@ -260,7 +313,7 @@ impl Scheduler {
     {
         let key = EventKey::new();
         let event = Event::new(port, payload, address);
-        self.schedule_entry(time, event, Some(key.clone()), None)?;
+        self.schedule_entry(time, event, Some(key.clone()))?;
         Ok(key)
     }
 
@@ -285,7 +338,7 @@ impl Scheduler {
     /// the event (e.g. an [`EventSource`](crate::EventSource) event).
     pub fn schedule_keyed(&self, time: SimTime, event: Event) -> Result<EventKey, SchedulingError> {
         let key = EventKey::new();
-        self.schedule_entry(time, event, Some(key.clone()), None)?;
+        self.schedule_entry(time, event, Some(key.clone()))?;
         Ok(key)
     }
 
@@ -304,8 +357,8 @@ impl Scheduler {
         P: InputFor<T>,
     {
         let key = EventKey::new();
-        let event = Event::periodic(port, payload, address);
-        self.schedule_entry(time, event, Some(key.clone()), Some(period))?;
+        let event = Event::periodic(port, payload, address, period);
+        self.schedule_entry(time, event, Some(key.clone()))?;
         Ok(key)
     }
 
@@ -338,7 +391,6 @@ impl Scheduler {
         time: SimTime,
         event: Event,
         key: Option<EventKey>,
-        period: Option<Duration>,
     ) -> Result<(), SchedulingError> {
         if let Some(unbound) = event.action.unbound_recipient() {
             return Err(SchedulingError::NoRecipient {
@@ -347,8 +399,7 @@ impl Scheduler {
             });
         }
         let seq = self.core.next_bench_seq();
-        self.core
-            .schedule(time, BENCH_ORIGIN, seq, event, key, period)
+        self.core.schedule(time, BENCH_ORIGIN, seq, event, key)
     }
 }
 

@@ -29,7 +29,7 @@ use crate::executor::{Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
 use crate::ports::{QuerySource, ReplierFor, Requestor};
 use crate::scheduler::action::Action;
-use crate::scheduler::queue::Entry;
+use crate::scheduler::queue::{Entry, Fired, BENCH_ORIGIN};
 use crate::scheduler::{Event, Scheduler, SchedulerCore};
 use crate::time::SimTime;
 
@@ -45,6 +45,11 @@ pub struct Simulation {
     fatal: Option<SimulationError>,
     /// Buffer of the events due at the current step, reused.
     due: Vec<Entry>,
+    /// Buffer of periodic events to put back after a step, reused.
+    periodic: Vec<Entry>,
+    /// The last fired model event, handed back to the queue for reuse at
+    /// the next step (under the lock that step takes anyway).
+    fired: Fired,
     /// A bench event sent to a mailbox never added, not yet reported.
     pending_unbound: Option<(Option<Arc<str>>, current::Unbound)>,
 }
@@ -57,6 +62,8 @@ impl Simulation {
             timeout,
             fatal: None,
             due: Vec::new(),
+            periodic: Vec::new(),
+            fired: None,
             pending_unbound: None,
         }
     }
@@ -87,8 +94,8 @@ impl Simulation {
     pub fn step(&mut self) -> Result<(), SimulationError> {
         self.check_usable()?;
         let deadline = self.deadline();
-        if let Some(time) = self.next_event_time() {
-            self.step_at(time, deadline)?;
+        if let Some(first) = self.take_next_due(SimTime::MAX) {
+            self.process_due(first, deadline)?;
         }
         self.check_halt()
     }
@@ -105,8 +112,8 @@ impl Simulation {
             });
         }
         let deadline = self.deadline();
-        while let Some(next) = self.next_event_time().filter(|&t| t <= time) {
-            self.step_at(next, deadline)?;
+        while let Some(first) = self.take_next_due(time) {
+            self.process_due(first, deadline)?;
             self.check_halt()?;
         }
         self.core.set_time(time);
@@ -135,8 +142,8 @@ impl Simulation {
     pub fn run(&mut self) -> Result<(), SimulationError> {
         self.check_usable()?;
         let deadline = self.deadline();
-        while let Some(next) = self.next_event_time() {
-            self.step_at(next, deadline)?;
+        while let Some(first) = self.take_next_due(SimTime::MAX) {
+            self.process_due(first, deadline)?;
             self.check_halt()?;
         }
         Ok(())
@@ -271,34 +278,75 @@ impl Simulation {
         Ok(outcome)
     }
 
-    /// Processes the time step at `time`.
-    fn step_at(&mut self, time: SimTime, deadline: Option<Instant>) -> Result<(), SimulationError> {
-        self.core.set_time(time);
-        let mut due = std::mem::take(&mut self.due);
-        self.core.queue().pop_due(time, &mut due);
-        let mut outcome = Ok(());
-        for mut entry in due.drain(..) {
-            if outcome.is_err() {
-                break;
+    /// If the earliest event is due no later than `limit`, moves the clock
+    /// to its time and returns it, with the other events due then in
+    /// [`due`](Simulation::due). Hands the last fired action back to the
+    /// queue under the same lock.
+    fn take_next_due(&mut self, limit: SimTime) -> Option<Entry> {
+        let first = self
+            .core
+            .take_next_due(limit, &mut self.due, &mut self.fired);
+        // One the queue did not keep is dropped here, outside its lock.
+        self.fired = None;
+        first
+    }
+
+    /// Processes the time step of `first` and of the events in
+    /// [`due`](Simulation::due).
+    fn process_due(
+        &mut self,
+        first: Entry,
+        deadline: Option<Instant>,
+    ) -> Result<(), SimulationError> {
+        let mut outcome = self.fire(first, deadline);
+        if !self.due.is_empty() {
+            let mut due = std::mem::take(&mut self.due);
+            for entry in due.drain(..) {
+                if outcome.is_err() {
+                    break;
+                }
+                outcome = self.fire(entry, deadline);
             }
-            outcome = self.deliver(&mut *entry.action, deadline);
-            self.reschedule_periodic(entry);
+            self.due = due;
         }
-        self.due = due;
+        self.reschedule_periodic();
         outcome?;
         self.settle(deadline)?;
         self.check_unbound()
     }
 
-    /// Puts a periodic event back for its next occurrence.
-    fn reschedule_periodic(&mut self, mut entry: Entry) {
-        let Some(period) = entry.period else { return };
-        if entry.is_cancelled() {
+    /// Delivers one due event, then files it: a periodic one to go back
+    /// into the queue, a model's one-shot one to be reused, a bench one
+    /// dropped.
+    fn fire(&mut self, mut entry: Entry, deadline: Option<Instant>) -> Result<(), SimulationError> {
+        let outcome = self.deliver(&mut *entry.action, deadline);
+        match entry.action.period() {
+            Some(period) => {
+                if entry.is_cancelled() {
+                    return outcome;
+                }
+                if let Some(next) = entry.order.time.checked_add(period) {
+                    entry.order.time = next;
+                    self.periodic.push(entry);
+                }
+            }
+            None if entry.order.origin != BENCH_ORIGIN => {
+                self.fired = Some((entry.order.origin, entry.action));
+            }
+            None => {}
+        }
+        outcome
+    }
+
+    /// Puts the periodic events of the step back for their next
+    /// occurrence, under one lock for all of them.
+    fn reschedule_periodic(&mut self) {
+        if self.periodic.is_empty() {
             return;
         }
-        if let Some(next) = entry.order.time.checked_add(period) {
-            entry.order.time = next;
-            self.core.queue().push(entry);
+        let mut queue = self.core.queue();
+        for entry in self.periodic.drain(..) {
+            queue.push(entry);
         }
     }
 
@@ -362,6 +410,9 @@ impl Simulation {
     /// Reports the first message sent to a mailbox that was never added.
     fn check_unbound(&mut self) -> Result<(), SimulationError> {
         let from_models = self.executor.take_unbound();
+        if from_models.is_empty() && self.pending_unbound.is_none() {
+            return Ok(());
+        }
         let first = self
             .pending_unbound
             .take()

@@ -9,6 +9,10 @@
 //! asserts that the count does not grow with N: N = 1 000 and N = 10 000
 //! messages cost exactly the same number of allocations.
 //!
+//! A model that schedules its own next event through its context, one
+//! event per time step, allocates nothing per step either: the box of a
+//! fired event is reused for the next one.
+//!
 //! Everything runs in a single `#[test]`: the counter is process-wide, and
 //! a second test running in parallel would pollute it.
 
@@ -130,8 +134,65 @@ hand_model! {
     repliers { reply: u64 => u64 }
 }
 
+/// Ticks `left` times, scheduling each next tick one second later.
+struct Ticker {
+    left: u64,
+    ticks: u64,
+}
+
+impl Ticker {
+    async fn tick(&mut self, _: (), cx: &mut Context<Self>) {
+        self.ticks += 1;
+        if self.left > 0 {
+            self.left -= 1;
+            cx.schedule_in(std::time::Duration::from_secs(1), Self::ports().tick, ())
+                .unwrap();
+        }
+    }
+
+    async fn count(&mut self, _: (), _cx: &mut Context<Self>) -> u64 {
+        self.ticks
+    }
+
+    async fn more(&mut self, n: u64, _cx: &mut Context<Self>) {
+        self.left = n;
+    }
+}
+
+hand_model! {
+    Ticker, TickerMessage, TickerPorts;
+    inputs { tick: (), more: u64 }
+    repliers { count: () => u64 }
+}
+
+/// A self-scheduling model: N time steps cost no allocation at all once
+/// running (the fired event's box is reused for the next one).
+fn self_scheduled_steps_allocate_nothing() {
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(sim_init().add_model(Ticker { left: 0, ticks: 0 }, mbox, "ticker"));
+    let ports = Ticker::ports();
+    simu.process_event(ports.more, 100, &addr).unwrap();
+    simu.scheduler()
+        .schedule_in(std::time::Duration::from_secs(1), ports.tick, (), &addr)
+        .unwrap();
+    // Warm up: the first steps allocate the boxes that are then reused.
+    for _ in 0..10 {
+        simu.step().unwrap();
+    }
+    let steps = allocations_during(|| {
+        for _ in 0..80 {
+            simu.step().unwrap();
+        }
+    });
+    assert_eq!(steps, 0, "80 self-scheduled steps made {steps} allocations");
+    assert_eq!(simu.process_query(ports.count, (), &addr), Ok(90));
+}
+
 #[test]
 fn model_to_model_messages_allocate_nothing() {
+    self_scheduled_steps_allocate_nothing();
+
     // Two sinks, one with a tiny mailbox so the sender keeps waiting for
     // room (the back-pressure path), one with the default capacity.
     let small = Mailbox::with_capacity(2);

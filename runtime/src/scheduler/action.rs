@@ -1,12 +1,16 @@
 //! What a scheduled event does when its time comes: deliver a message.
 //!
 //! Scheduled events are type-erased (`Box<dyn Action>`): the queue holds
-//! events for every model type. This is the one place where the message
-//! path allocates, once per scheduled event, which the design allows.
+//! events for every model type. A new event allocates its box; an event a
+//! model schedules from its context reuses the box of one of its events
+//! that has fired ([`Event::recycled`]), so a model's steady stream of
+//! events allocates nothing.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use crate::executor::current::Unbound;
 use crate::mailbox::channel::Pushed;
@@ -17,13 +21,21 @@ use crate::ports::target::Target;
 use crate::ports::{EventSource, InputFor, InputPort};
 
 /// A deliverable event.
-pub(crate) trait Action: Send {
+pub(crate) trait Action: Send + 'static {
     /// Delivers the event; `Pending` while the recipient's mailbox is full.
     /// A periodic action can fire again after completing.
     fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()>;
 
     /// The recipient, if it is a mailbox that was never added to a bench.
     fn unbound_recipient(&self) -> Option<Unbound>;
+
+    /// The period of a periodic event; `None` for a one-shot event.
+    fn period(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The concrete action, to reuse its box for an event of the same kind.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// A one-shot event for an input port: one message to one mailbox.
@@ -46,6 +58,8 @@ struct PeriodicAction<M: Model, T> {
     payload: T,
     /// This occurrence's copy, while the recipient's mailbox is full.
     pending: Option<T>,
+    /// The time between two occurrences.
+    period: Duration,
 }
 
 /// Pushes one payload, handing it back when the mailbox is full.
@@ -93,6 +107,22 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
     fn unbound_recipient(&self) -> Option<Unbound> {
         unbound(&self.address, self.port)
     }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+impl<M: Model, T: Send + 'static> OnceAction<M, T> {
+    /// Makes this (fired) action deliver `payload` to `port` of the model
+    /// at `address`, keeping its address if it is the same mailbox.
+    fn refill(&mut self, port: InputPort<M, T>, payload: T, address: &Address<M>) {
+        if !Arc::ptr_eq(self.address.channel(), address.channel()) {
+            self.address = address.clone();
+        }
+        self.port = port;
+        self.payload = Some(payload);
+    }
 }
 
 impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
@@ -109,6 +139,14 @@ impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
 
     fn unbound_recipient(&self) -> Option<Unbound> {
         unbound(&self.address, self.port)
+    }
+
+    fn period(&self) -> Option<Duration> {
+        Some(self.period)
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }
 
@@ -127,6 +165,10 @@ impl<T: Clone + Send + 'static> Action for SourceAction<T> {
 
     fn unbound_recipient(&self) -> Option<Unbound> {
         None
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }
 
@@ -160,8 +202,31 @@ impl Event {
         }
     }
 
-    /// A periodic action delivering a clone of `payload` at each occurrence.
-    pub(crate) fn periodic<T, P>(port: P, payload: T, address: impl IntoAddress<P::Model>) -> Self
+    /// Like [`new`](Event::new), reusing `spare` (an action that has fired)
+    /// if it is a one-shot event of the same port type; otherwise `spare`
+    /// is dropped and a new box allocated.
+    pub(crate) fn recycled<M: Model, T: Send + 'static>(
+        spare: Option<Box<dyn Action>>,
+        port: InputPort<M, T>,
+        payload: T,
+        address: &Address<M>,
+    ) -> Self {
+        if let Some(mut action) = spare {
+            if let Some(once) = action.as_any_mut().downcast_mut::<OnceAction<M, T>>() {
+                once.refill(port, payload, address);
+                return Event { action };
+            }
+        }
+        Event::new(port, payload, address)
+    }
+
+    /// A periodic action delivering a clone of `payload` every `period`.
+    pub(crate) fn periodic<T, P>(
+        port: P,
+        payload: T,
+        address: impl IntoAddress<P::Model>,
+        period: Duration,
+    ) -> Self
     where
         T: Clone + Send + 'static,
         P: InputFor<T>,
@@ -172,6 +237,7 @@ impl Event {
                 port: port.into_input_port(),
                 payload,
                 pending: None,
+                period,
             }),
         }
     }

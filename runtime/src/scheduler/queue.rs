@@ -5,10 +5,18 @@
 //! origin's own scheduling sequence. Every component of the key is fixed by
 //! the origin itself, never by thread timing, so the order of same-time
 //! events is the same on every run and with any number of threads.
+//!
+//! The queue also keeps, per model origin, one spare action: the box of an
+//! event of that model that has fired, handed back by the simulation so that
+//! the model's next event reuses it instead of allocating (see
+//! [`Event::recycled`](super::Event::recycled)). A model that schedules one
+//! event per step thus allocates nothing once running.
+//!
+//! An entry is kept small (the period of a periodic event lives in its
+//! action) because the heap moves entries on every push and pop.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::time::Duration;
 
 use super::action::Action;
 use super::key::EventKey;
@@ -35,12 +43,10 @@ pub(crate) struct EventOrder {
 pub(crate) struct Entry {
     /// Its place in the queue.
     pub(crate) order: EventOrder,
-    /// What it delivers.
+    /// What it delivers (and, for a periodic event, its period).
     pub(crate) action: Box<dyn Action>,
     /// Its cancellation key, for keyed and periodic events.
     pub(crate) key: Option<EventKey>,
-    /// Its period, for periodic events.
-    pub(crate) period: Option<Duration>,
 }
 
 impl Entry {
@@ -71,11 +77,13 @@ impl Ord for Entry {
     }
 }
 
-/// A min-queue of scheduled events.
+/// A min-queue of scheduled events, with spare actions for reuse.
 #[derive(Default)]
 pub(crate) struct EventQueue {
     /// The events, earliest on top.
     heap: BinaryHeap<Entry>,
+    /// One fired action per model origin (indexed by origin), for reuse.
+    spares: Vec<Option<Box<dyn Action>>>,
 }
 
 impl EventQueue {
@@ -96,8 +104,12 @@ impl EventQueue {
         None
     }
 
-    /// Moves every event due at `time` into `due`, in order.
-    pub(crate) fn pop_due(&mut self, time: SimTime, due: &mut Vec<Entry>) {
+    /// Takes the earliest event if it is due no later than `limit`, and
+    /// every other event due at the same time into `due`, in order.
+    /// Cancelled events are dropped on the way.
+    pub(crate) fn pop_due(&mut self, limit: SimTime, due: &mut Vec<Entry>) -> Option<Entry> {
+        let time = self.next_time().filter(|&t| t <= limit)?;
+        let first = self.heap.pop();
         while self.heap.peek().is_some_and(|e| e.order.time <= time) {
             if let Some(entry) = self.heap.pop() {
                 if !entry.is_cancelled() {
@@ -105,10 +117,44 @@ impl EventQueue {
                 }
             }
         }
+        first
     }
 
     /// Number of queued events (cancelled ones included).
     pub(crate) fn len(&self) -> usize {
         self.heap.len()
     }
+
+    /// Keeps `action`, which has fired, as the spare of `origin` if it has
+    /// none; otherwise hands it back, for the caller to drop outside the
+    /// lock (a drop may release a mailbox and the messages it still holds).
+    pub(crate) fn put_spare(
+        &mut self,
+        origin: Origin,
+        action: Box<dyn Action>,
+    ) -> Option<Box<dyn Action>> {
+        let index = origin as usize;
+        if index >= self.spares.len() {
+            self.spares.resize_with(index + 1, || None);
+        }
+        match &mut self.spares[index] {
+            Some(_) => Some(action),
+            empty => {
+                *empty = Some(action);
+                None
+            }
+        }
+    }
+
+    /// Takes the spare action of `origin`, if any.
+    pub(crate) fn take_spare(&mut self, origin: Origin) -> Option<Box<dyn Action>> {
+        self.spares.get_mut(origin as usize).and_then(Option::take)
+    }
 }
+
+/// A fired action of a model's event, on its way back to the queue as
+/// that model's spare: the origin that scheduled it, and the action.
+pub(crate) type Fired = Option<(Origin, Box<dyn Action>)>;
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests;

@@ -1,0 +1,126 @@
+//! The event queue: order of same-time events, limits, cancellation and
+//! the spare actions.
+
+use std::any::Any;
+use std::task::{Context, Poll};
+
+use super::*;
+use crate::executor::current::Unbound;
+
+/// An action that only says which event it is.
+struct Tagged(u32);
+
+impl Action for Tagged {
+    fn poll_fire(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+
+    fn unbound_recipient(&self) -> Option<Unbound> {
+        None
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// The tag of an action.
+fn tag(action: &mut Box<dyn Action>) -> u32 {
+    action
+        .as_any_mut()
+        .downcast_mut::<Tagged>()
+        .map(|t| t.0)
+        .expect("a tagged action")
+}
+
+/// An entry tagged `tag`, at `secs` for `origin` with `seq`.
+fn entry(secs: u64, origin: Origin, seq: u64, tag: u32, key: Option<EventKey>) -> Entry {
+    Entry {
+        order: EventOrder {
+            time: SimTime::from_secs(secs),
+            origin,
+            seq,
+        },
+        action: Box::new(Tagged(tag)),
+        key,
+    }
+}
+
+/// Pops every time step, returning the tags in delivery order.
+fn drain(queue: &mut EventQueue) -> Vec<Vec<u32>> {
+    let mut steps = Vec::new();
+    let mut due = Vec::new();
+    while let Some(mut first) = queue.pop_due(SimTime::MAX, &mut due) {
+        let mut step = vec![tag(&mut first.action)];
+        step.extend(due.drain(..).map(|mut e| tag(&mut e.action)));
+        steps.push(step);
+    }
+    steps
+}
+
+#[test]
+fn entries_stay_small() {
+    // Every push and pop moves entries around the heap.
+    assert!(std::mem::size_of::<Entry>() <= 48);
+}
+
+#[test]
+fn same_time_events_come_by_origin_then_sequence() {
+    let mut queue = EventQueue::default();
+    // Pushed in scrambled order.
+    queue.push(entry(2, 1, 0, 5, None));
+    queue.push(entry(1, 2, 0, 3, None));
+    queue.push(entry(1, 1, 1, 2, None));
+    queue.push(entry(1, BENCH_ORIGIN, 7, 0, None));
+    queue.push(entry(1, 1, 0, 1, None));
+    queue.push(entry(2, BENCH_ORIGIN, 0, 4, None));
+    queue.push(entry(1, 2, 1, 30, None));
+    assert_eq!(drain(&mut queue), vec![vec![0, 1, 2, 3, 30], vec![4, 5]]);
+    assert_eq!(queue.len(), 0);
+}
+
+#[test]
+fn nothing_is_taken_after_the_limit() {
+    let mut queue = EventQueue::default();
+    queue.push(entry(5, 1, 0, 1, None));
+    let mut due = Vec::new();
+    assert!(queue.pop_due(SimTime::from_secs(4), &mut due).is_none());
+    assert!(due.is_empty());
+    assert_eq!(queue.len(), 1);
+    let first = queue.pop_due(SimTime::from_secs(5), &mut due);
+    assert_eq!(first.map(|e| e.order.time), Some(SimTime::from_secs(5)));
+}
+
+#[test]
+fn cancelled_events_are_skipped_first_or_not() {
+    let mut queue = EventQueue::default();
+    let first = EventKey::new();
+    let middle = EventKey::new();
+    queue.push(entry(1, 1, 0, 1, Some(first.clone())));
+    queue.push(entry(1, 1, 1, 2, None));
+    queue.push(entry(1, 1, 2, 3, Some(middle.clone())));
+    queue.push(entry(1, 1, 3, 4, None));
+    queue.push(entry(2, 1, 4, 5, Some(EventKey::new())));
+    first.cancel();
+    middle.cancel();
+    assert_eq!(queue.next_time(), Some(SimTime::from_secs(1)));
+    assert_eq!(drain(&mut queue), vec![vec![2, 4], vec![5]]);
+}
+
+#[test]
+fn an_origin_keeps_one_spare() {
+    let mut queue = EventQueue::default();
+    assert!(queue.take_spare(3).is_none());
+    assert!(queue.put_spare(3, Box::new(Tagged(1))).is_none());
+    // The slot is taken: the next one is handed back.
+    let mut back = queue
+        .put_spare(3, Box::new(Tagged(2)))
+        .expect("handed back");
+    assert_eq!(tag(&mut back), 2);
+    // Another origin has its own slot.
+    assert!(queue.put_spare(1, Box::new(Tagged(3))).is_none());
+    let mut spare = queue.take_spare(3).expect("a spare");
+    assert_eq!(tag(&mut spare), 1);
+    assert!(queue.take_spare(3).is_none());
+    assert_eq!(queue.take_spare(1).as_mut().map(tag), Some(3));
+}
