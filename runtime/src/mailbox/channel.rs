@@ -140,14 +140,15 @@ impl<T> Channel<T> {
             self.consumer.notify();
             return;
         };
-        if !local.on_executor_thread() {
-            // No synchronisation with the consumer's flag: always wake.
-            local.wake_remote();
-        } else if self.parked.load(Ordering::Relaxed) {
-            // The consumer parked and nobody has queued it since.
-            self.parked.store(false, Ordering::Relaxed);
-            local.wake_here();
-        }
+        // On the executor's thread: only if the consumer parked and nobody
+        // has queued it since. Elsewhere: always (see `wake_if`).
+        local.wake_if(|| {
+            let parked = self.parked.load(Ordering::Relaxed);
+            if parked {
+                self.parked.store(false, Ordering::Relaxed);
+            }
+            parked
+        });
     }
 
     /// Claims a slot, or registers `cx`'s waker when the queue stays full
@@ -158,12 +159,11 @@ impl<T> Channel<T> {
                 self.producers.register(cx.waker());
                 // The consumer may have freed a slot before it saw us.
                 let retry = self.queue.claim();
-                if let Some(local) = self.local_consumer.get() {
-                    if retry.is_err() && !local.on_executor_thread() {
-                        // Make sure the consumer sees us (see
-                        // `WaitList::wake_all_local`).
-                        local.wake_remote();
-                    }
+                if let (Err(_), Some(local)) = (&retry, self.local_consumer.get()) {
+                    // From another thread, make sure the consumer sees us
+                    // (see `WaitList::wake_all_local`); on the executor's
+                    // thread it will, in program order.
+                    local.wake_if(|| false);
                 }
                 retry
             }

@@ -170,6 +170,7 @@ impl<T> ArrayQueue<T> {
     pub(crate) fn claim(&self) -> Result<Claim<'_, T>, ClaimError> {
         let mut tail = self.tail.load(Ordering::Relaxed);
         if tail & self.mark_bit != 0 {
+            // Checked before the ring: a closed queue never allocates.
             return Err(ClaimError::Closed);
         }
         let ring = self.ring_or_allocate();

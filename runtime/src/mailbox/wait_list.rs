@@ -5,7 +5,13 @@
 //! atomic count, after a fence that pairs with the one a producer issues
 //! between registering and trying again. That pairing (the store-buffer,
 //! or Dekker, pattern) guarantees that either the producer's retry sees the
-//! slot the consumer freed, or the consumer sees the producer's waker.
+//! slot the consumer freed, or the consumer sees the producer's waker. On
+//! the single-threaded executor the consumer skips its fence
+//! ([`WaitList::wake_all_local`]): a producer on another thread then wakes
+//! the consumer after registering, which orders the two instead.
+//!
+//! The list itself is allocated by the first producer that waits, so a
+//! mailbox that never fills up holds only the count and an empty lock.
 //!
 //! The consumer wakes every waiting producer when it frees a slot: a woken
 //! producer that no longer needs the slot (its future was dropped) can then

@@ -75,11 +75,6 @@ impl LocalQueue {
         Some(f(unsafe { &mut *self.ids.get() }))
     }
 
-    /// True if this thread runs this queue's executor now.
-    pub(super) fn is_running_here(&self) -> bool {
-        RUNNING.with(Cell::get) == self.key()
-    }
-
     /// Queues `id` if called on the running executor's thread.
     #[cfg(test)]
     fn try_push(&self, id: usize) -> bool {

@@ -47,33 +47,38 @@ impl TaskWaker {
         }
     }
 
-    /// True if this thread is running the task's executor now.
-    pub(crate) fn on_executor_thread(&self) -> bool {
-        self.queue.local.is_running_here()
-    }
-
     /// Queues the task unless it is queued already.
     pub(crate) fn wake_task(&self) {
-        if !self.wake_here() {
-            self.wake_remote();
-        }
+        self.wake_if(|| true);
     }
 
-    /// Queues the task locally if this thread runs the executor; false
-    /// (and nothing done) otherwise.
-    pub(crate) fn wake_here(&self) -> bool {
-        self.queue.local.try_push_with(|| {
+    /// Wakes the task, in two ways depending on the thread:
+    /// - on the thread running the executor, queues it locally if
+    ///   `should_wake` (called only there) says so and it is not queued
+    ///   already;
+    /// - anywhere else, queues it in the shared queue whatever
+    ///   `should_wake` would say: a flag read without synchronisation
+    ///   cannot be trusted from another thread.
+    pub(crate) fn wake_if(&self, should_wake: impl FnOnce() -> bool) {
+        let here = self.queue.local.try_push_with(|| {
+            if !should_wake() {
+                return None;
+            }
             // Relaxed is enough: only this thread reads or writes the
             // flag while it runs the executor.
             let queued = self.scheduled.load(Ordering::Relaxed);
             self.scheduled.store(true, Ordering::Relaxed);
             (!queued).then_some(self.id)
-        })
+        });
+        if !here {
+            self.wake_remote();
+        }
     }
 
     /// Queues the task in the shared queue unless it is there already.
     pub(crate) fn wake_remote(&self) {
-        // Release: pairs with the executor's acquire swap in `take_remote`.
+        // Release: pairs with the executor's acquire swap when it takes
+        // the task from the shared queue (`Executor::next_woken`).
         if !self.remote.swap(true, Ordering::AcqRel) {
             self.queue.lock().push_back(self.id);
         }
