@@ -23,8 +23,19 @@
 //!
 //! Positions encode `(lap, index)` as `lap * one_lap + index`, with
 //! `one_lap` a power of two above the capacity, so any capacity works (not
-//! only powers of two). The bit just above the index bits of `tail` marks
-//! the queue closed: once it is set, every claim fails.
+//! only powers of two). The two bits just above the index bits of `tail`
+//! are flags: *closed* (set once, when the consumer goes away) and
+//! *unopened* (set from the start until [`ArrayQueue::open`]; the mailbox
+//! opens its queue when its model is added to a bench). While either is
+//! set every claim fails, and the producer's hot path pays one test of the
+//! `tail` it loads anyway for both: a send to a mailbox never added to a
+//! bench and a send to a model that is gone are told apart only on the
+//! failure path.
+//!
+//! The claim is split the same way: [`ArrayQueue::claim`] is a short
+//! inlined attempt (one load of `tail`, one of the slot's stamp, one
+//! compare-and-swap) that falls back to an out-of-line loop only when the
+//! queue is flagged, unallocated, full, or another producer won the race.
 //!
 //! A claim is published even when it carries no message (the producer's
 //! constructor filtered the value out, or panicked): the consumer skips such
@@ -44,6 +55,8 @@ pub(crate) enum ClaimError {
     Full,
     /// The consumer is gone.
     Closed,
+    /// The queue was never [opened](ArrayQueue::open).
+    Unopened,
 }
 
 /// One slot of the ring.
@@ -68,6 +81,7 @@ pub(crate) struct ArrayQueue<T> {
     /// The number of slots.
     capacity: usize,
     /// The closed mark in `tail`; also one more than the largest index.
+    /// The bit above it is the unopened mark.
     mark_bit: usize,
     /// The distance between the same index in two consecutive laps.
     one_lap: usize,
@@ -82,18 +96,42 @@ unsafe impl<T: Send> Send for ArrayQueue<T> {}
 unsafe impl<T: Send> Sync for ArrayQueue<T> {}
 
 impl<T> ArrayQueue<T> {
-    /// A queue of `capacity` slots (at least one).
+    /// An unopened queue of `capacity` slots (at least one): claims fail
+    /// with [`ClaimError::Unopened`] until [`open`](ArrayQueue::open).
     pub(crate) fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
         let mark_bit = (capacity + 1).next_power_of_two();
         ArrayQueue {
-            tail: AtomicUsize::new(0),
+            tail: AtomicUsize::new(mark_bit << 1),
             head: AtomicUsize::new(0),
             slots: AtomicPtr::new(ptr::null_mut()),
             capacity,
             mark_bit,
-            one_lap: mark_bit * 2,
+            one_lap: mark_bit << 2,
         }
+    }
+
+    /// Lets producers claim slots (unless the queue is closed already).
+    pub(crate) fn open(&self) {
+        self.tail.fetch_and(!self.unopened_bit(), Ordering::AcqRel);
+    }
+
+    /// The unopened mark in `tail`.
+    #[inline]
+    fn unopened_bit(&self) -> usize {
+        self.mark_bit << 1
+    }
+
+    /// Both marks of `tail`: closed and unopened.
+    #[inline]
+    fn flag_bits(&self) -> usize {
+        self.mark_bit | self.unopened_bit()
+    }
+
+    /// `tail` without its marks: a position.
+    #[inline]
+    fn position(&self, tail: usize) -> usize {
+        tail & !self.flag_bits()
     }
 
     /// The number of slots.
@@ -102,7 +140,7 @@ impl<T> ArrayQueue<T> {
     }
 
     /// The ring, if allocated.
-    #[inline]
+    #[inline(always)]
     fn ring(&self) -> Option<&[Slot<T>]> {
         let first = self.slots.load(Ordering::Acquire);
         if first.is_null() {
@@ -156,6 +194,7 @@ impl<T> ArrayQueue<T> {
     }
 
     /// The position after `pos`.
+    #[inline]
     fn next(&self, pos: usize) -> usize {
         let index = pos & (self.mark_bit - 1);
         if index + 1 < self.capacity {
@@ -167,8 +206,54 @@ impl<T> ArrayQueue<T> {
 
     /// Claims the next free slot; the message goes in with
     /// [`Claim::write`].
+    #[inline]
     pub(crate) fn claim(&self) -> Result<Claim<'_, T>, ClaimError> {
+        match self.try_claim() {
+            Some(claim) => Ok(claim),
+            None => self.claim_slow(),
+        }
+    }
+
+    /// One attempt at the common case of [`claim`](ArrayQueue::claim):
+    /// open, allocated, room, and no other producer racing. `None` says
+    /// only that this attempt did not succeed; `claim_slow` tells why.
+    ///
+    /// Inlined into every producer, so it is kept to one load of `tail`,
+    /// one of the ring pointer, one of the slot's stamp and the
+    /// compare-and-swap.
+    #[inline]
+    pub(crate) fn try_claim(&self) -> Option<Claim<'_, T>> {
+        let tail = self.tail.load(Ordering::Relaxed);
+        // Computed before the Acquire loads below, past which the compiler
+        // would load the queue's constant fields again.
+        let next = self.next(tail);
+        let index = tail & (self.mark_bit - 1);
+        // One test for both marks (closed, unopened).
+        if tail & self.flag_bits() != 0 {
+            return None;
+        }
+        let slot = self.ring()?.get(index)?;
+        if slot.stamp.load(Ordering::Acquire) != tail {
+            return None; // full, or a producer of the last lap is writing
+        }
+        self.tail
+            .compare_exchange_weak(tail, next, Ordering::SeqCst, Ordering::Relaxed)
+            .ok()?;
+        Some(Claim { slot, pos: tail })
+    }
+
+    /// [`claim`](ArrayQueue::claim) when [`try_claim`](ArrayQueue::try_claim)
+    /// did not succeed: tells the failures apart, allocates the ring, and
+    /// retries while other producers move `tail`.
+    #[cold]
+    #[inline(never)]
+    fn claim_slow(&self) -> Result<Claim<'_, T>, ClaimError> {
         let mut tail = self.tail.load(Ordering::Relaxed);
+        if tail & self.unopened_bit() != 0 {
+            // Checked first: a mailbox dropped before it was ever added
+            // is still reported as never added.
+            return Err(ClaimError::Unopened);
+        }
         if tail & self.mark_bit != 0 {
             // Checked before the ring: a closed queue never allocates.
             return Err(ClaimError::Closed);
@@ -211,6 +296,7 @@ impl<T> ArrayQueue<T> {
 
     /// Takes the oldest message, skipping holes; `None` if none is
     /// published yet.
+    #[inline]
     ///
     /// # Safety
     ///
@@ -220,6 +306,9 @@ impl<T> ArrayQueue<T> {
         let ring = self.ring()?;
         loop {
             let head = self.head.load(Ordering::Relaxed);
+            // Before the Acquire load (see `try_claim`).
+            let next = self.next(head);
+            let next_lap = head.wrapping_add(self.one_lap);
             let slot = &ring[head & (self.mark_bit - 1)];
             if slot.stamp.load(Ordering::Acquire) != head.wrapping_add(1) {
                 return None;
@@ -229,9 +318,8 @@ impl<T> ArrayQueue<T> {
             // and as the only consumer we read it once before handing the
             // slot back below.
             let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
-            slot.stamp
-                .store(head.wrapping_add(self.one_lap), Ordering::Release);
-            self.head.store(self.next(head), Ordering::Release);
+            slot.stamp.store(next_lap, Ordering::Release);
+            self.head.store(next, Ordering::Release);
             if value.is_some() {
                 return value;
             }
@@ -251,7 +339,7 @@ impl<T> ArrayQueue<T> {
     ///
     /// As for [`pop`](ArrayQueue::pop): only the consumer may call this.
     pub(crate) unsafe fn drain_closed(&self) {
-        let tail = self.tail.load(Ordering::SeqCst) & !self.mark_bit;
+        let tail = self.position(self.tail.load(Ordering::SeqCst));
         loop {
             // SAFETY: forwarded from the caller: we are the only consumer.
             while unsafe { self.pop() }.is_some() {}
@@ -266,9 +354,9 @@ impl<T> ArrayQueue<T> {
     /// Number of claimed slots not yet popped (holes included).
     pub(crate) fn len(&self) -> usize {
         loop {
-            let tail = self.tail.load(Ordering::SeqCst) & !self.mark_bit;
+            let tail = self.position(self.tail.load(Ordering::SeqCst));
             let head = self.head.load(Ordering::SeqCst);
-            if self.tail.load(Ordering::SeqCst) & !self.mark_bit != tail {
+            if self.position(self.tail.load(Ordering::SeqCst)) != tail {
                 continue;
             }
             let hix = head & (self.mark_bit - 1);
@@ -293,7 +381,7 @@ impl<T> Drop for ArrayQueue<T> {
         let Some(ring) = self.ring() else {
             return; // never claimed
         };
-        let tail = self.tail.load(Ordering::Relaxed) & !self.mark_bit;
+        let tail = self.position(self.tail.load(Ordering::Relaxed));
         let mut pos = self.head.load(Ordering::Relaxed);
         while pos != tail {
             let slot = &ring[pos & (self.mark_bit - 1)];
@@ -356,6 +444,13 @@ mod loom_tests {
     use loom::sync::Arc;
     use loom::thread;
 
+    /// An opened queue of `capacity` slots.
+    fn opened<T>(capacity: usize) -> ArrayQueue<T> {
+        let queue = ArrayQueue::new(capacity);
+        queue.open();
+        queue
+    }
+
     /// A model run with a bound on preemptions, to keep it tractable.
     fn check(f: impl Fn() + Sync + Send + 'static) {
         crate::sync::loom_check(3, f);
@@ -367,7 +462,7 @@ mod loom_tests {
             match queue.claim() {
                 Ok(claim) => return claim.write(Some(value)),
                 Err(ClaimError::Full) => thread::yield_now(),
-                Err(ClaimError::Closed) => unreachable!("never closed here"),
+                Err(error) => unreachable!("opened, never closed here: {error:?}"),
             }
         }
     }
@@ -388,7 +483,7 @@ mod loom_tests {
     #[test]
     fn loom_queue_two_producers_contend_for_one_slot() {
         check(|| {
-            let queue = Arc::new(ArrayQueue::new(1));
+            let queue = Arc::new(opened(1));
             let producers: Vec<_> = (0..2)
                 .map(|p| {
                     let queue = queue.clone();
@@ -423,7 +518,7 @@ mod loom_tests {
     #[test]
     fn loom_queue_keeps_order_across_laps() {
         check(|| {
-            let queue = Arc::new(ArrayQueue::new(2));
+            let queue = Arc::new(opened(2));
             let producer = {
                 let queue = queue.clone();
                 thread::spawn(move || (0..3).for_each(|i| push(&queue, (0, i))))
@@ -436,7 +531,7 @@ mod loom_tests {
     #[test]
     fn loom_queue_skips_holes() {
         check(|| {
-            let queue = Arc::new(ArrayQueue::new(2));
+            let queue = Arc::new(opened(2));
             let producer = {
                 let queue = queue.clone();
                 thread::spawn(move || {
@@ -465,6 +560,36 @@ mod loom_tests {
         });
     }
 
+    #[test]
+    fn loom_queue_open_races_with_a_producer() {
+        check(|| {
+            // Unopened, as a mailbox's queue starts.
+            let queue = Arc::new(ArrayQueue::new(1));
+            let producer = {
+                let queue = queue.clone();
+                thread::spawn(move || match queue.claim() {
+                    Ok(claim) => {
+                        claim.write(Some((0, 7)));
+                        true
+                    }
+                    Err(error) => {
+                        assert_eq!(error, ClaimError::Unopened);
+                        false
+                    }
+                })
+            };
+            queue.open();
+            let sent = producer.join().unwrap();
+            // SAFETY: this thread is the only consumer.
+            let received = unsafe { queue.pop() };
+            assert_eq!(received.is_some(), sent, "a claim was half-refused");
+            // Once opened, the queue stays open.
+            queue.claim().unwrap().write(Some((0, 8)));
+            // SAFETY: as above.
+            assert_eq!(unsafe { queue.pop() }, Some((0, 8)));
+        });
+    }
+
     /// Counts its drops.
     struct Tracked(Arc<LoomCounter>);
 
@@ -477,7 +602,7 @@ mod loom_tests {
     #[test]
     fn loom_queue_close_drops_each_message_once() {
         check(|| {
-            let queue = Arc::new(ArrayQueue::new(2));
+            let queue = Arc::new(opened(2));
             let drops = Arc::new(LoomCounter::new(0));
             let producer = {
                 let (queue, drops) = (queue.clone(), drops.clone());
@@ -488,7 +613,7 @@ mod loom_tests {
                             Err(ClaimError::Closed) => {
                                 drop(Tracked(drops.clone()));
                             }
-                            Err(ClaimError::Full) => unreachable!("two slots"),
+                            Err(error) => unreachable!("two slots, opened: {error:?}"),
                         }
                     }
                 })
@@ -511,6 +636,13 @@ mod tests {
     use std::sync::atomic::AtomicUsize as Counter;
     use std::sync::Arc;
 
+    /// An opened queue of `capacity` slots.
+    fn opened<T>(capacity: usize) -> ArrayQueue<T> {
+        let queue = ArrayQueue::new(capacity);
+        queue.open();
+        queue
+    }
+
     /// Counts its drops.
     struct Tracked(Arc<Counter>);
 
@@ -522,7 +654,7 @@ mod tests {
 
     #[test]
     fn the_ring_is_allocated_by_the_first_claim() {
-        let queue = ArrayQueue::<u32>::new(4);
+        let queue = opened::<u32>(4);
         assert!(queue.ring().is_none(), "a new queue has no slots");
         // SAFETY: this test is the only consumer.
         assert_eq!(unsafe { queue.pop() }, None);
@@ -536,7 +668,7 @@ mod tests {
     #[test]
     fn dropping_a_queue_drops_each_queued_message_once() {
         let drops = Arc::new(Counter::new(0));
-        let queue = ArrayQueue::new(3);
+        let queue = opened(3);
         for _ in 0..3 {
             queue.claim().unwrap().write(Some(Tracked(drops.clone())));
         }
@@ -550,8 +682,32 @@ mod tests {
     }
 
     #[test]
-    fn a_closed_queue_refuses_claims_before_allocating() {
+    fn an_unopened_queue_refuses_claims_until_opened() {
         let queue = ArrayQueue::<u32>::new(2);
+        assert_eq!(queue.claim().err(), Some(ClaimError::Unopened));
+        assert!(queue.ring().is_none(), "a refused claim does not allocate");
+        queue.open();
+        queue.claim().unwrap().write(Some(1));
+        assert_eq!(queue.len(), 1);
+        // SAFETY: this test is the only consumer.
+        assert_eq!(unsafe { queue.pop() }, Some(1));
+    }
+
+    #[test]
+    fn a_queue_closed_before_it_was_opened_reports_unopened() {
+        let queue = ArrayQueue::<u32>::new(2);
+        assert!(queue.close());
+        assert_eq!(queue.claim().err(), Some(ClaimError::Unopened));
+        assert_eq!(queue.len(), 0);
+        // SAFETY: this test is the only consumer.
+        unsafe { queue.drain_closed() };
+        queue.open();
+        assert_eq!(queue.claim().err(), Some(ClaimError::Closed));
+    }
+
+    #[test]
+    fn a_closed_queue_refuses_claims_before_allocating() {
+        let queue = opened::<u32>(2);
         assert!(queue.close());
         assert_eq!(queue.claim().err(), Some(ClaimError::Closed));
         assert!(queue.ring().is_none());

@@ -78,6 +78,7 @@ impl<T: Clone + Send + 'static> Output<T> {
 
     /// Sends `value` to every connection; waits while a recipient's mailbox
     /// is full.
+    #[inline]
     pub fn send(&mut self, value: T) -> OutputSend<'_, T> {
         OutputSend {
             fanout: &self.fanout,
@@ -114,9 +115,10 @@ pub struct OutputSend<'a, T: Clone + Send + 'static> {
 impl<T: Clone + Send + 'static> Future for OutputSend<'_, T> {
     type Output = ();
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
-        this.progress.poll(this.fanout.targets(), cx)
+        this.fanout.poll_send(&mut this.progress, cx)
     }
 }
 
