@@ -145,6 +145,7 @@ impl<M: Model> Context<M> {
         T: Clone + Send + 'static,
         P: OwnInput<M, T>,
     {
+        self.core.check_periodic(time, period)?;
         let key = EventKey::new();
         let event = Event::periodic(port.into_own_port(), payload, &self.address, period);
         self.schedule_entry(time, event, Some(key.clone()))?;

@@ -82,6 +82,16 @@ impl Executor {
         }
     }
 
+    /// False if no message to a mailbox never added was reported since the
+    /// last [`take_unbound`](Executor::take_unbound) (a cheap look; the
+    /// multi-threaded executor always says true).
+    pub(crate) fn has_unbound(&self) -> bool {
+        match self {
+            Executor::St(e) => e.has_unbound(),
+            Executor::Mt(_) => true,
+        }
+    }
+
     /// Number of live tasks.
     pub(crate) fn task_count(&self) -> usize {
         match self {

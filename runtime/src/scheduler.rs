@@ -28,6 +28,7 @@
 
 pub(crate) mod action;
 mod key;
+pub(crate) mod local;
 pub(crate) mod queue;
 
 use std::fmt;
@@ -38,6 +39,7 @@ use std::time::Duration;
 use action::Action;
 pub use action::Event;
 pub use key::EventKey;
+use local::{Driving, LocalSchedule};
 use queue::{Entry, EventOrder, EventQueue, Fired, Origin, BENCH_ORIGIN};
 
 use crate::mailbox::IntoAddress;
@@ -101,6 +103,9 @@ impl std::error::Error for SchedulingError {}
 pub(crate) struct SchedulerCore {
     /// Scheduled events.
     queue: Mutex<EventQueue>,
+    /// Events scheduled on the thread running the simulation, not yet in
+    /// `queue` (see [`local`]).
+    local: LocalSchedule,
     /// The current simulation time, in nanoseconds.
     time: AtomicU64,
     /// Set by a halt request, cleared when the simulation reports it.
@@ -114,6 +119,7 @@ impl SchedulerCore {
     pub(crate) fn new(time: SimTime) -> Self {
         SchedulerCore {
             queue: Mutex::new(EventQueue::default()),
+            local: LocalSchedule::default(),
             time: AtomicU64::new(time.as_nanos()),
             halt_requested: AtomicBool::new(false),
             bench_seq: AtomicU64::new(0),
@@ -155,8 +161,8 @@ impl SchedulerCore {
             .ok_or(SchedulingError::TimeOverflow { now, delay })
     }
 
-    /// Checks that `event` can be scheduled at `time`.
-    fn check(&self, time: SimTime, event: &Event) -> Result<(), SchedulingError> {
+    /// Checks that an event can be scheduled at `time`.
+    fn check(&self, time: SimTime) -> Result<(), SchedulingError> {
         let now = self.time();
         if time <= now {
             return Err(SchedulingError::NotInFuture {
@@ -164,7 +170,19 @@ impl SchedulerCore {
                 requested: time,
             });
         }
-        if event.action.period() == Some(Duration::ZERO) {
+        Ok(())
+    }
+
+    /// Checks that a periodic event can start at `time` with `period`
+    /// (the time first, so that a bad time is reported whatever the
+    /// period).
+    pub(crate) fn check_periodic(
+        &self,
+        time: SimTime,
+        period: Duration,
+    ) -> Result<(), SchedulingError> {
+        self.check(time)?;
+        if period.is_zero() {
             return Err(SchedulingError::ZeroPeriod);
         }
         Ok(())
@@ -179,14 +197,16 @@ impl SchedulerCore {
         event: Event,
         key: Option<EventKey>,
     ) -> Result<(), SchedulingError> {
-        self.check(time, &event)?;
+        self.check(time)?;
         self.queue().push(entry(time, origin, seq, event, key));
         Ok(())
     }
 
-    /// Like [`schedule`](SchedulerCore::schedule), for a model's event;
-    /// under the same lock, fills an empty `spare` with the model's spare
-    /// action, for its next event to reuse.
+    /// Like [`schedule`](SchedulerCore::schedule), for a model's event; also
+    /// fills an empty `spare` with the model's spare action, for its next
+    /// event to reuse. On the thread running the simulation the event is
+    /// staged without a lock (see [`local`]); elsewhere it is queued under
+    /// the lock.
     pub(crate) fn schedule_from_model(
         &self,
         time: SimTime,
@@ -196,33 +216,79 @@ impl SchedulerCore {
         key: Option<EventKey>,
         spare: &mut Option<Box<dyn Action>>,
     ) -> Result<(), SchedulingError> {
-        self.check(time, &event)?;
-        let mut queue = self.queue();
-        queue.push(entry(time, origin, seq, event, key));
-        if spare.is_none() {
-            *spare = queue.take_spare(origin);
-        }
+        self.check(time)?;
+        self.local.with_or(
+            (entry(time, origin, seq, event, key), spare),
+            |staged, (entry, spare)| {
+                staged.entries.push(entry);
+                if spare.is_none() {
+                    *spare = staged.spares.take(origin);
+                }
+            },
+            |(entry, spare)| {
+                let mut queue = self.queue();
+                queue.push(entry);
+                if spare.is_none() {
+                    *spare = queue.spares.take(origin);
+                }
+            },
+        );
         Ok(())
     }
 
-    /// Under one lock: hands the `fired` action back as a spare (leaving
-    /// it in `fired` if its origin has one already, for the caller to drop
-    /// outside the lock), then, if the earliest event is due no later than
-    /// `limit`, moves the clock to its time and returns that event, with
-    /// the other events due at the same time in `due`.
+    /// Marks this thread as running the simulation of this schedule until
+    /// the guard drops: contexts polled here stage their events (see
+    /// [`local`]). Only the owning `Simulation` calls this, and only with
+    /// the single-threaded executor.
+    pub(crate) fn drive(&self) -> Driving {
+        self.local.drive()
+    }
+
+    /// Hands the `fired` action back as a spare (leaving it in `fired` if
+    /// its origin has one already, for the caller to drop outside the
+    /// lock), then, under one lock, moves the staged events (swapped
+    /// through the empty buffer `incoming`) to the queue and, if the
+    /// earliest event is due no later than `limit`, moves the clock to its
+    /// time and moves it and the other events due then into `due`, in
+    /// order. Returns true if it did.
     pub(crate) fn take_next_due(
         &self,
         limit: SimTime,
         due: &mut Vec<Entry>,
+        incoming: &mut Vec<Entry>,
         fired: &mut Fired,
-    ) -> Option<Entry> {
+    ) -> bool {
+        let driving = self.local.with(|staged| {
+            std::mem::swap(&mut staged.entries, incoming);
+            if let Some((origin, action)) = fired.take() {
+                *fired = staged.spares.put(origin, action).map(|a| (origin, a));
+            }
+        });
         let mut queue = self.queue();
-        if let Some((origin, action)) = fired.take() {
-            *fired = queue.put_spare(origin, action).map(|a| (origin, a));
+        if driving.is_none() {
+            if let Some((origin, action)) = fired.take() {
+                *fired = queue.spares.put(origin, action).map(|a| (origin, a));
+            }
         }
-        let first = queue.pop_due(limit, due)?;
-        self.set_time(first.order.time);
-        Some(first)
+        let Some(time) = queue.pop_due_with(limit, incoming, due) else {
+            return false;
+        };
+        self.set_time(time);
+        true
+    }
+
+    /// The time of the earliest event that is not cancelled, staged or
+    /// queued.
+    pub(crate) fn next_time(&self) -> Option<SimTime> {
+        let staged = self.local.with(|staged| {
+            let live = staged.entries.iter().filter(|e| !e.is_cancelled());
+            live.map(|e| e.order.time).min()
+        });
+        let queued = self.queue().next_time();
+        match (staged.flatten(), queued) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The next sequence number of the bench origin.
@@ -263,7 +329,7 @@ impl Scheduler {
 
     /// Schedules `event` at `time`.
     pub fn schedule(&self, time: SimTime, event: Event) -> Result<(), SchedulingError> {
-        self.schedule_entry(time, event, None)
+        self.schedule_entry(time, event, None, None)
     }
 
     /// Schedules `payload` for `port` of the model at `address`, at `time`.
@@ -313,7 +379,7 @@ impl Scheduler {
     {
         let key = EventKey::new();
         let event = Event::new(port, payload, address);
-        self.schedule_entry(time, event, Some(key.clone()))?;
+        self.schedule_entry(time, event, Some(key.clone()), None)?;
         Ok(key)
     }
 
@@ -338,7 +404,7 @@ impl Scheduler {
     /// the event (e.g. an [`EventSource`](crate::EventSource) event).
     pub fn schedule_keyed(&self, time: SimTime, event: Event) -> Result<EventKey, SchedulingError> {
         let key = EventKey::new();
-        self.schedule_entry(time, event, Some(key.clone()))?;
+        self.schedule_entry(time, event, Some(key.clone()), None)?;
         Ok(key)
     }
 
@@ -358,7 +424,7 @@ impl Scheduler {
     {
         let key = EventKey::new();
         let event = Event::periodic(port, payload, address, period);
-        self.schedule_entry(time, event, Some(key.clone()))?;
+        self.schedule_entry(time, event, Some(key.clone()), Some(period))?;
         Ok(key)
     }
 
@@ -386,17 +452,24 @@ impl Scheduler {
         self.core.request_halt();
     }
 
+    /// Queues `event` (periodic if it has a `period`) under the bench
+    /// origin, after checking its recipient, its time and its period, in
+    /// that order.
     fn schedule_entry(
         &self,
         time: SimTime,
         event: Event,
         key: Option<EventKey>,
+        period: Option<Duration>,
     ) -> Result<(), SchedulingError> {
         if let Some(unbound) = event.action.unbound_recipient() {
             return Err(SchedulingError::NoRecipient {
                 model_type: unbound.model_type,
                 port: unbound.port,
             });
+        }
+        if let Some(period) = period {
+            self.core.check_periodic(time, period)?;
         }
         let seq = self.core.next_bench_seq();
         self.core.schedule(time, BENCH_ORIGIN, seq, event, key)

@@ -16,7 +16,9 @@
 mod error;
 mod init;
 
+use std::cell::Cell;
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Waker};
 use std::time::{Duration, Instant};
@@ -29,6 +31,7 @@ use crate::executor::{Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
 use crate::ports::{QuerySource, ReplierFor, Requestor};
 use crate::scheduler::action::Action;
+use crate::scheduler::local::Driving;
 use crate::scheduler::queue::{Entry, Fired, BENCH_ORIGIN};
 use crate::scheduler::{Event, Scheduler, SchedulerCore};
 use crate::time::SimTime;
@@ -45,6 +48,9 @@ pub struct Simulation {
     fatal: Option<SimulationError>,
     /// Buffer of the events due at the current step, reused.
     due: Vec<Entry>,
+    /// Empty buffer swapped with the events the models staged (see
+    /// `scheduler::local`), reused.
+    incoming: Vec<Entry>,
     /// Buffer of periodic events to put back after a step, reused.
     periodic: Vec<Entry>,
     /// The last fired model event, handed back to the queue for reuse at
@@ -52,6 +58,9 @@ pub struct Simulation {
     fired: Fired,
     /// A bench event sent to a mailbox never added, not yet reported.
     pending_unbound: Option<(Option<Arc<str>>, current::Unbound)>,
+    /// Not `Sync`: the schedule's staged events rely on the methods of a
+    /// simulation running on one thread at a time (see `scheduler::local`).
+    not_sync: PhantomData<Cell<()>>,
 }
 
 impl Simulation {
@@ -62,9 +71,11 @@ impl Simulation {
             timeout,
             fatal: None,
             due: Vec::new(),
+            incoming: Vec::new(),
             periodic: Vec::new(),
             fired: None,
             pending_unbound: None,
+            not_sync: PhantomData,
         }
     }
 
@@ -85,7 +96,8 @@ impl Simulation {
 
     /// The time of the next scheduled event, if any.
     pub fn next_event_time(&self) -> Option<SimTime> {
-        self.core.queue().next_time()
+        let _driving = self.drive();
+        self.core.next_time()
     }
 
     /// Processes the next time step: moves the clock to the earliest
@@ -93,9 +105,10 @@ impl Simulation {
     /// nothing if no event is scheduled.
     pub fn step(&mut self) -> Result<(), SimulationError> {
         self.check_usable()?;
+        let _driving = self.drive();
         let deadline = self.deadline();
-        if let Some(first) = self.take_next_due(SimTime::MAX) {
-            self.process_due(first, deadline)?;
+        if self.take_next_due(SimTime::MAX) {
+            self.process_due(deadline)?;
         }
         self.check_halt()
     }
@@ -112,8 +125,9 @@ impl Simulation {
             });
         }
         let deadline = self.deadline();
-        while let Some(first) = self.take_next_due(time) {
-            self.process_due(first, deadline)?;
+        let _driving = self.drive();
+        while self.take_next_due(time) {
+            self.process_due(deadline)?;
             self.check_halt()?;
         }
         self.core.set_time(time);
@@ -142,8 +156,9 @@ impl Simulation {
     pub fn run(&mut self) -> Result<(), SimulationError> {
         self.check_usable()?;
         let deadline = self.deadline();
-        while let Some(first) = self.take_next_due(SimTime::MAX) {
-            self.process_due(first, deadline)?;
+        let _driving = self.drive();
+        while self.take_next_due(SimTime::MAX) {
+            self.process_due(deadline)?;
             self.check_halt()?;
         }
         Ok(())
@@ -161,6 +176,7 @@ impl Simulation {
             });
         }
         let deadline = self.deadline();
+        let _driving = self.drive();
         let mut action = event.action;
         self.deliver(&mut *action, deadline)?;
         self.settle(deadline)?;
@@ -249,6 +265,7 @@ impl Simulation {
     {
         self.check_usable()?;
         let deadline = self.deadline();
+        let _driving = self.drive();
         let result = Arc::new(Mutex::new(None));
         let slot = result.clone();
         let task = async move {
@@ -279,63 +296,91 @@ impl Simulation {
     }
 
     /// If the earliest event is due no later than `limit`, moves the clock
-    /// to its time and returns it, with the other events due then in
-    /// [`due`](Simulation::due). Hands the last fired action back to the
-    /// queue under the same lock.
-    fn take_next_due(&mut self, limit: SimTime) -> Option<Entry> {
-        let first = self
-            .core
-            .take_next_due(limit, &mut self.due, &mut self.fired);
+    /// to its time, takes it and the other events due then into
+    /// [`due`](Simulation::due) and returns true. Hands the last fired
+    /// action back to the queue under the same lock.
+    fn take_next_due(&mut self, limit: SimTime) -> bool {
+        let taken =
+            self.core
+                .take_next_due(limit, &mut self.due, &mut self.incoming, &mut self.fired);
         // One the queue did not keep is dropped here, outside its lock.
         self.fired = None;
-        first
+        taken
     }
 
-    /// Processes the time step of `first` and of the events in
-    /// [`due`](Simulation::due).
-    fn process_due(
-        &mut self,
-        first: Entry,
-        deadline: Option<Instant>,
-    ) -> Result<(), SimulationError> {
-        let mut outcome = self.fire(first, deadline);
-        if !self.due.is_empty() {
-            let mut due = std::mem::take(&mut self.due);
-            for entry in due.drain(..) {
-                if outcome.is_err() {
-                    break;
-                }
-                outcome = self.fire(entry, deadline);
-            }
-            self.due = due;
+    /// Processes the time step of the events in [`due`](Simulation::due).
+    fn process_due(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
+        let outcome = self.deliver_due(deadline);
+        if outcome.is_ok() {
+            self.file_delivered();
         }
+        self.due.clear();
         self.reschedule_periodic();
         outcome?;
         self.settle(deadline)?;
         self.check_unbound()
     }
 
-    /// Delivers one due event, then files it: a periodic one to go back
-    /// into the queue, a model's one-shot one to be reused, a bench one
-    /// dropped.
-    fn fire(&mut self, mut entry: Entry, deadline: Option<Instant>) -> Result<(), SimulationError> {
-        let outcome = self.deliver(&mut *entry.action, deadline);
-        match entry.action.period() {
-            Some(period) => {
+    /// Delivers [`due`](Simulation::due) in order: as many as their
+    /// mailboxes take in one go, then, from the first whose recipient's
+    /// mailbox is full, the models run until it has room and delivery
+    /// resumes with it.
+    fn deliver_due(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
+        let mut next = self.fire_while_room(0);
+        while next < self.due.len() {
+            // The recipient must take a message first; if it cannot, the
+            // models are stuck and `settle` says so.
+            self.settle(deadline)?;
+            next = self.fire_while_room(next);
+        }
+        Ok(())
+    }
+
+    /// Fires the due events from index `from` in order until one finds
+    /// its recipient's mailbox full; returns the index of that one (the
+    /// number of due events if none did). They are all fired as part of
+    /// the executor (entered once), so that their recipients are queued on
+    /// this thread and run here first.
+    fn fire_while_room(&mut self, from: usize) -> usize {
+        let mut cx = TaskContext::from_waker(Waker::noop());
+        let due = &mut self.due;
+        let stopped = self.executor.enter(|| {
+            let mut next = from;
+            while let Some(entry) = due.get_mut(next) {
+                if entry.action.poll_fire(&mut cx).is_pending() {
+                    break;
+                }
+                next += 1;
+            }
+            next
+        });
+        self.note_unbound_from_bench();
+        stopped
+    }
+
+    /// Files the delivered events: a periodic one goes back for its next
+    /// occurrence unless it was cancelled, a model's one-shot one is kept
+    /// for reuse, a bench one is dropped.
+    fn file_delivered(&mut self) {
+        // Last first (no draining iterator to drop): which fired box is
+        // kept does not matter, and `reschedule_periodic` puts the
+        // periodic ones back in key order.
+        while let Some(mut entry) = self.due.pop() {
+            // Only keyed events can be periodic: unkeyed ones skip the
+            // dynamic call.
+            let period = entry.key.as_ref().and(entry.action.period());
+            if let Some(period) = period {
                 if entry.is_cancelled() {
-                    return outcome;
+                    continue;
                 }
                 if let Some(next) = entry.order.time.checked_add(period) {
                     entry.order.time = next;
                     self.periodic.push(entry);
                 }
-            }
-            None if entry.order.origin != BENCH_ORIGIN => {
+            } else if entry.order.origin != BENCH_ORIGIN {
                 self.fired = Some((entry.order.origin, entry.action));
             }
-            None => {}
         }
-        outcome
     }
 
     /// Puts the periodic events of the step back for their next
@@ -345,7 +390,9 @@ impl Simulation {
             return;
         }
         let mut queue = self.core.queue();
-        for entry in self.periodic.drain(..) {
+        // `file_delivered` filed them last first: pushed back in key order,
+        // each lands at the bottom of the heap without sifting up.
+        for entry in self.periodic.drain(..).rev() {
             queue.push(entry);
         }
     }
@@ -362,10 +409,7 @@ impl Simulation {
             // As part of the executor, so that the recipient is queued on
             // this thread and runs here first.
             let poll = self.executor.enter(|| action.poll_fire(&mut cx));
-            let report = current::take();
-            if let Some(unbound) = report.unbound {
-                self.pending_unbound.get_or_insert((None, unbound));
-            }
+            self.note_unbound_from_bench();
             if poll.is_ready() {
                 return Ok(());
             }
@@ -375,44 +419,71 @@ impl Simulation {
         }
     }
 
+    /// Keeps the first message the bench sent to a mailbox never added,
+    /// for [`check_unbound`](Simulation::check_unbound).
+    fn note_unbound_from_bench(&mut self) {
+        if let Some(unbound) = current::take().unbound {
+            self.pending_unbound.get_or_insert((None, unbound));
+        }
+    }
+
     /// Runs the models until none can make progress; a model that is then
     /// not idle means a deadlock.
     fn settle(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
-        match self.executor.run(deadline) {
-            Ok(()) => {}
-            Err(RunError::Timeout) => {
-                let limit = self.timeout.unwrap_or_default();
-                return Err(self.fail(SimulationError::Timeout {
-                    time: self.time(),
-                    limit,
-                }));
-            }
-            Err(RunError::Panic { meta, message }) => {
-                return Err(self.fail(SimulationError::ModelPanic {
-                    time: self.time(),
-                    model: meta.name.to_string(),
-                    model_type: meta.model_type,
-                    message,
-                }));
-            }
+        if let Err(error) = self.executor.run(deadline) {
+            return Err(self.run_failed(error));
         }
         let stuck = self.executor.stuck();
         if stuck.is_empty() {
             return Ok(());
         }
+        Err(self.deadlocked(stuck))
+    }
+
+    /// Records the fatal error of an executor run that stopped early.
+    #[cold]
+    #[inline(never)]
+    fn run_failed(&mut self, error: RunError) -> SimulationError {
+        let error = match error {
+            RunError::Timeout => SimulationError::Timeout {
+                time: self.time(),
+                limit: self.timeout.unwrap_or_default(),
+            },
+            RunError::Panic { meta, message } => SimulationError::ModelPanic {
+                time: self.time(),
+                model: meta.name.to_string(),
+                model_type: meta.model_type,
+                message,
+            },
+        };
+        self.fail(error)
+    }
+
+    /// Records the deadlock of the `stuck` models.
+    #[cold]
+    #[inline(never)]
+    fn deadlocked(&mut self, stuck: Vec<Stuck>) -> SimulationError {
         let models = stuck.into_iter().map(blocked_model).collect();
-        Err(self.fail(SimulationError::Deadlock {
+        self.fail(SimulationError::Deadlock {
             time: self.time(),
             models,
-        }))
+        })
     }
 
     /// Reports the first message sent to a mailbox that was never added.
+    #[inline]
     fn check_unbound(&mut self) -> Result<(), SimulationError> {
-        let from_models = self.executor.take_unbound();
-        if from_models.is_empty() && self.pending_unbound.is_none() {
+        if self.pending_unbound.is_none() && !self.executor.has_unbound() {
             return Ok(());
         }
+        self.report_unbound()
+    }
+
+    /// The slow path of [`check_unbound`](Simulation::check_unbound).
+    #[cold]
+    #[inline(never)]
+    fn report_unbound(&mut self) -> Result<(), SimulationError> {
+        let from_models = self.executor.take_unbound();
         let first = self
             .pending_unbound
             .take()
@@ -447,6 +518,15 @@ impl Simulation {
     fn fail(&mut self, error: SimulationError) -> SimulationError {
         self.fatal = Some(error.clone());
         error
+    }
+
+    /// With the single-threaded executor, marks this thread as running
+    /// the models until the guard drops, so that the events they schedule
+    /// are staged without a lock (see `scheduler::local`). The
+    /// multi-threaded executor polls on other threads too, and its models
+    /// keep using the locked queue.
+    fn drive(&self) -> Option<Driving> {
+        matches!(self.executor, Executor::St(_)).then(|| self.core.drive())
     }
 
     /// The wall-clock deadline of a call starting now.

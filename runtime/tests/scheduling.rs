@@ -170,6 +170,69 @@ fn bench_schedules_absolute_and_relative_events() {
 }
 
 // ---------------------------------------------------------------------------
+// Events a model schedules during a call wait outside the heap until the
+// next step on one thread (`scheduler::local`): nothing may tell.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn an_event_scheduled_during_a_call_is_the_next_event() {
+    let mut b = bench(vec![], SimTime::ZERO);
+    b.plan(vec![Cmd::In(secs(2), 2)]);
+    assert_eq!(b.simu.next_event_time(), Some(t(2)));
+    b.simu.step().unwrap();
+    assert_eq!(b.ticks(), vec![(t(2), 2)]);
+    assert_eq!(b.simu.next_event_time(), None);
+}
+
+#[test]
+fn a_bench_event_earlier_than_a_model_event_comes_first() {
+    let mut b = bench(vec![], SimTime::ZERO);
+    b.plan(vec![Cmd::In(secs(3), 3)]);
+    let scheduler = b.simu.scheduler();
+    scheduler
+        .schedule_event(t(2), Planner::ports().tick, 2, &b.planner)
+        .unwrap();
+    b.simu.run().unwrap();
+    assert_eq!(b.ticks(), vec![(t(2), 2), (t(3), 3)]);
+}
+
+#[test]
+fn same_time_model_and_bench_events_keep_the_key_order() {
+    let mut b = bench(vec![], SimTime::ZERO);
+    b.plan(vec![Cmd::At(t(2), 10)]);
+    b.simu
+        .scheduler()
+        .schedule_event(t(2), Planner::ports().tick, 20, &b.planner)
+        .unwrap();
+    b.simu.run().unwrap();
+    // The bench's origin comes first.
+    assert_eq!(b.ticks(), vec![(t(2), 20), (t(2), 10)]);
+}
+
+#[test]
+fn a_model_event_cancelled_before_its_step_never_fires() {
+    let mut b = bench(vec![], SimTime::ZERO);
+    b.plan(vec![Cmd::KeyedIn(secs(1), 1)]);
+    b.plan(vec![Cmd::CancelKeys]);
+    assert_eq!(b.simu.next_event_time(), None);
+    b.simu.step().unwrap();
+    assert!(b.ticks().is_empty());
+    assert_eq!(b.simu.time(), SimTime::ZERO);
+}
+
+#[test]
+fn step_until_short_of_a_model_event_keeps_it() {
+    let mut b = bench(vec![], SimTime::ZERO);
+    b.plan(vec![Cmd::In(secs(5), 5)]);
+    b.simu.step_until(t(3)).unwrap();
+    assert!(b.ticks().is_empty());
+    assert_eq!(b.simu.time(), t(3));
+    assert_eq!(b.simu.next_event_time(), Some(t(5)));
+    b.simu.run().unwrap();
+    assert_eq!(b.ticks(), vec![(t(5), 5)]);
+}
+
+// ---------------------------------------------------------------------------
 // Keyed events and cancellation
 // ---------------------------------------------------------------------------
 

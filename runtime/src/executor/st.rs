@@ -288,6 +288,12 @@ impl Executor {
         std::mem::take(&mut self.unbound)
     }
 
+    /// True if messages to mailboxes never added were reported since the
+    /// last [`take_unbound`](Executor::take_unbound).
+    pub(crate) fn has_unbound(&self) -> bool {
+        !self.unbound.is_empty()
+    }
+
     /// Number of live tasks.
     pub(crate) fn task_count(&self) -> usize {
         self.tasks.len() - self.free.len()

@@ -82,8 +82,8 @@ impl Ord for Entry {
 pub(crate) struct EventQueue {
     /// The events, earliest on top.
     heap: BinaryHeap<Entry>,
-    /// One fired action per model origin (indexed by origin), for reuse.
-    spares: Vec<Option<Box<dyn Action>>>,
+    /// Fired actions for contexts that schedule under the lock.
+    pub(crate) spares: Spares,
 }
 
 impl EventQueue {
@@ -104,12 +104,12 @@ impl EventQueue {
         None
     }
 
-    /// Takes the earliest event if it is due no later than `limit`, and
-    /// every other event due at the same time into `due`, in order.
-    /// Cancelled events are dropped on the way.
-    pub(crate) fn pop_due(&mut self, limit: SimTime, due: &mut Vec<Entry>) -> Option<Entry> {
+    /// If the earliest event is due no later than `limit`, moves it and
+    /// every other event due at the same time into `due`, in order, and
+    /// returns their time. Cancelled events are dropped on the way.
+    pub(crate) fn pop_due(&mut self, limit: SimTime, due: &mut Vec<Entry>) -> Option<SimTime> {
         let time = self.next_time().filter(|&t| t <= limit)?;
-        let first = self.heap.pop();
+        due.extend(self.heap.pop());
         while self.heap.peek().is_some_and(|e| e.order.time <= time) {
             if let Some(entry) = self.heap.pop() {
                 if !entry.is_cancelled() {
@@ -117,7 +117,7 @@ impl EventQueue {
                 }
             }
         }
-        first
+        Some(time)
     }
 
     /// Number of queued events (cancelled ones included).
@@ -125,19 +125,70 @@ impl EventQueue {
         self.heap.len()
     }
 
+    /// Like [`pop_due`](EventQueue::pop_due), after moving the events of
+    /// `incoming` (not yet queued) to the queue, but a single incoming
+    /// event earlier than every queued one — a model's next tick — goes
+    /// straight to `due` without passing through the heap.
+    #[inline]
+    pub(crate) fn pop_due_with(
+        &mut self,
+        limit: SimTime,
+        incoming: &mut Vec<Entry>,
+        due: &mut Vec<Entry>,
+    ) -> Option<SimTime> {
+        if let [only] = incoming.as_slice() {
+            let time = only.order.time;
+            if time <= limit && self.heap.is_empty() && only.key.is_none() {
+                due.extend(incoming.pop());
+                return Some(time);
+            }
+        }
+        self.merge_and_pop_due(limit, incoming, due)
+    }
+
+    /// The general case of [`pop_due_with`](EventQueue::pop_due_with).
+    #[inline(never)]
+    fn merge_and_pop_due(
+        &mut self,
+        limit: SimTime,
+        incoming: &mut Vec<Entry>,
+        due: &mut Vec<Entry>,
+    ) -> Option<SimTime> {
+        if let [only] = incoming.as_slice() {
+            let time = only.order.time;
+            if time <= limit && !only.is_cancelled() && self.next_time().is_none_or(|t| time < t) {
+                due.extend(incoming.pop());
+                return Some(time);
+            }
+        }
+        self.heap.extend(incoming.drain(..));
+        self.pop_due(limit, due)
+    }
+}
+
+/// One fired action per model origin (indexed by origin), for that model's
+/// next event to reuse.
+#[derive(Default)]
+pub(crate) struct Spares {
+    /// The actions by origin.
+    by_origin: Vec<Option<Box<dyn Action>>>,
+}
+
+impl Spares {
     /// Keeps `action`, which has fired, as the spare of `origin` if it has
-    /// none; otherwise hands it back, for the caller to drop outside the
+    /// none; otherwise hands it back, for the caller to drop outside any
     /// lock (a drop may release a mailbox and the messages it still holds).
-    pub(crate) fn put_spare(
+    #[inline]
+    pub(crate) fn put(
         &mut self,
         origin: Origin,
         action: Box<dyn Action>,
     ) -> Option<Box<dyn Action>> {
         let index = origin as usize;
-        if index >= self.spares.len() {
-            self.spares.resize_with(index + 1, || None);
+        if index >= self.by_origin.len() {
+            self.grow_to(index);
         }
-        match &mut self.spares[index] {
+        match &mut self.by_origin[index] {
             Some(_) => Some(action),
             empty => {
                 *empty = Some(action);
@@ -146,9 +197,18 @@ impl EventQueue {
         }
     }
 
+    /// Makes room for the spare of origin `index` (once per origin).
+    #[cold]
+    #[inline(never)]
+    fn grow_to(&mut self, index: usize) {
+        self.by_origin.resize_with(index + 1, || None);
+    }
+
     /// Takes the spare action of `origin`, if any.
-    pub(crate) fn take_spare(&mut self, origin: Origin) -> Option<Box<dyn Action>> {
-        self.spares.get_mut(origin as usize).and_then(Option::take)
+    pub(crate) fn take(&mut self, origin: Origin) -> Option<Box<dyn Action>> {
+        self.by_origin
+            .get_mut(origin as usize)
+            .and_then(Option::take)
     }
 }
 

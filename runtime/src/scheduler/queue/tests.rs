@@ -50,10 +50,8 @@ fn entry(secs: u64, origin: Origin, seq: u64, tag: u32, key: Option<EventKey>) -
 fn drain(queue: &mut EventQueue) -> Vec<Vec<u32>> {
     let mut steps = Vec::new();
     let mut due = Vec::new();
-    while let Some(mut first) = queue.pop_due(SimTime::MAX, &mut due) {
-        let mut step = vec![tag(&mut first.action)];
-        step.extend(due.drain(..).map(|mut e| tag(&mut e.action)));
-        steps.push(step);
+    while queue.pop_due(SimTime::MAX, &mut due).is_some() {
+        steps.push(due.drain(..).map(|mut e| tag(&mut e.action)).collect());
     }
     steps
 }
@@ -87,8 +85,9 @@ fn nothing_is_taken_after_the_limit() {
     assert!(queue.pop_due(SimTime::from_secs(4), &mut due).is_none());
     assert!(due.is_empty());
     assert_eq!(queue.len(), 1);
-    let first = queue.pop_due(SimTime::from_secs(5), &mut due);
-    assert_eq!(first.map(|e| e.order.time), Some(SimTime::from_secs(5)));
+    let time = queue.pop_due(SimTime::from_secs(5), &mut due);
+    assert_eq!(time, Some(SimTime::from_secs(5)));
+    assert_eq!(due.len(), 1);
 }
 
 #[test]
@@ -110,17 +109,18 @@ fn cancelled_events_are_skipped_first_or_not() {
 #[test]
 fn an_origin_keeps_one_spare() {
     let mut queue = EventQueue::default();
-    assert!(queue.take_spare(3).is_none());
-    assert!(queue.put_spare(3, Box::new(Tagged(1))).is_none());
+    assert!(queue.spares.take(3).is_none());
+    assert!(queue.spares.put(3, Box::new(Tagged(1))).is_none());
     // The slot is taken: the next one is handed back.
     let mut back = queue
-        .put_spare(3, Box::new(Tagged(2)))
+        .spares
+        .put(3, Box::new(Tagged(2)))
         .expect("handed back");
     assert_eq!(tag(&mut back), 2);
     // Another origin has its own slot.
-    assert!(queue.put_spare(1, Box::new(Tagged(3))).is_none());
-    let mut spare = queue.take_spare(3).expect("a spare");
+    assert!(queue.spares.put(1, Box::new(Tagged(3))).is_none());
+    let mut spare = queue.spares.take(3).expect("a spare");
     assert_eq!(tag(&mut spare), 1);
-    assert!(queue.take_spare(3).is_none());
-    assert_eq!(queue.take_spare(1).as_mut().map(tag), Some(3));
+    assert!(queue.spares.take(3).is_none());
+    assert_eq!(queue.spares.take(1).as_mut().map(tag), Some(3));
 }
