@@ -21,10 +21,9 @@ use crate::time::SimTime;
 
 /// The simulation as seen by model `M`.
 pub struct Context<M: Model> {
-    /// This model's address.
+    /// This model's address; its mailbox also knows the model's name,
+    /// which is read from there rather than copied into every context.
     address: Address<M>,
-    /// This model instance's name.
-    name: Arc<str>,
     /// This model's origin in the event order (its add order, from 1).
     origin: Origin,
     /// Scheduling sequence of this model.
@@ -37,15 +36,11 @@ pub struct Context<M: Model> {
 }
 
 impl<M: Model> Context<M> {
-    pub(crate) fn new(
-        address: Address<M>,
-        name: Arc<str>,
-        origin: Origin,
-        core: Arc<SchedulerCore>,
-    ) -> Self {
+    /// The context of the model at `address`, whose mailbox is already
+    /// bound to the model's name.
+    pub(crate) fn new(address: Address<M>, origin: Origin, core: Arc<SchedulerCore>) -> Self {
         Context {
             address,
-            name,
             origin,
             seq: 0,
             core,
@@ -60,7 +55,8 @@ impl<M: Model> Context<M> {
 
     /// This model instance's name, as given to `SimInit::add_model`.
     pub fn name(&self) -> &str {
-        &self.name
+        // The mailbox is bound before its context is made: never empty.
+        self.address.name().unwrap_or_default()
     }
 
     /// This model's address (e.g. to hand to another model).
@@ -199,7 +195,7 @@ impl<M: Model> fmt::Debug for Context<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
             .field("model", &M::metadata().type_name)
-            .field("name", &self.name)
+            .field("name", &self.name())
             .field("time", &self.time())
             .finish()
     }

@@ -17,7 +17,11 @@ pub(crate) mod st;
 
 use std::any::Any;
 use std::sync::Arc;
+use std::task::RawWaker;
 use std::time::Instant;
+
+use crate::mailbox::channel::Channel;
+use crate::model::Model;
 
 pub(crate) use st::{RunError, Stuck, TaskFuture};
 
@@ -74,6 +78,16 @@ impl Executor {
         }
     }
 
+    /// Gives back the memory of queues that grew with the number of tasks
+    /// woken at once. The first run polls every model: without this, a
+    /// bench of 10⁶ idle models would keep ~24 MB of empty queues.
+    pub(crate) fn trim(&mut self) {
+        match self {
+            Executor::St(e) => e.trim(),
+            Executor::Mt(e) => e.trim(),
+        }
+    }
+
     /// Takes the reports of messages sent to mailboxes never added.
     pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, current::Unbound)> {
         match self {
@@ -101,32 +115,198 @@ impl Executor {
     }
 }
 
-/// What the simulation can ask a model's mailbox without knowing its type.
-pub(crate) trait MailboxProbe: Send + Sync {
-    /// True if the model waits on an empty mailbox.
+/// What an executor and the simulation can ask about a task without
+/// knowing its type: who it is, whether its model is idle, and where its
+/// single-threaded waker lives.
+///
+/// A model task's probe is its mailbox's channel ([`ModelMailbox`]), so the
+/// task record holds one pointer for its name, model type, mailbox and
+/// waker; a task without a mailbox (a bench query) has a [`BenchTask`].
+///
+/// # Safety
+///
+/// [`waker_parts`](TaskProbe::waker_parts) must return a raw waker made by
+/// `st::raw_waker(self)`: the executor turns it into a `Waker` over the
+/// probe's `Arc`.
+pub(crate) unsafe trait TaskProbe: Send + Sync {
+    /// The model instance's name, or `"bench"`.
+    fn name(&self) -> Arc<str>;
+    /// The model type's name.
+    fn model_type(&self) -> &'static str;
+    /// True for a model's mailbox, false for a bench task.
+    fn has_mailbox(&self) -> bool;
+    /// True if the model waits on an empty mailbox (never for a bench
+    /// task).
     fn is_idle(&self) -> bool;
     /// Number of messages waiting.
     fn pending(&self) -> usize;
-    /// From now on, wakes the model's task directly through `waker` of the
-    /// single-threaded executor (see `Channel::try_push_with`).
-    fn serve_on_local_executor(&self, waker: Arc<st::TaskWaker>);
+    /// The task's waker state on the single-threaded executor.
+    fn task_waker(&self) -> &st::TaskWaker;
+    /// The task's waker state on the single-threaded executor, and a raw
+    /// waker over this probe (see the trait's safety contract): what a
+    /// poll needs, in one dynamic call.
+    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker);
 }
 
-impl<T: Send> MailboxProbe for crate::mailbox::channel::Channel<T> {
+/// The probe of a model's mailbox: its channel, seen with the model type
+/// (which the channel, shared by every address, does not store).
+#[repr(transparent)]
+pub(crate) struct ModelMailbox<M: Model>(Channel<M::Message>);
+
+impl<M: Model> ModelMailbox<M> {
+    /// The probe of `channel`: the same allocation, seen as a
+    /// `ModelMailbox<M>`.
+    pub(crate) fn probe(channel: Arc<Channel<M::Message>>) -> Arc<dyn TaskProbe> {
+        let raw = Arc::into_raw(channel).cast::<Self>();
+        // SAFETY: `ModelMailbox<M>` is a `repr(transparent)` wrapper of
+        // `Channel<M::Message>`, so `raw` points to a value of the same
+        // size and alignment, which is what `Arc::from_raw` requires of a
+        // pointer from `Arc::into_raw` of another type; the reference
+        // count is handed over unchanged.
+        let probe: Arc<Self> = unsafe { Arc::from_raw(raw) };
+        probe
+    }
+}
+
+impl<M: Model> st::HasTaskWaker for ModelMailbox<M> {
+    fn task_waker(&self) -> &st::TaskWaker {
+        self.0.task_waker()
+    }
+}
+
+// SAFETY: `waker_parts` returns `st::raw_waker(self)`.
+unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
+    fn name(&self) -> Arc<str> {
+        self.0.name().cloned().unwrap_or_else(|| Arc::from(""))
+    }
+
+    fn model_type(&self) -> &'static str {
+        M::metadata().type_name
+    }
+
+    fn has_mailbox(&self) -> bool {
+        true
+    }
+
     fn is_idle(&self) -> bool {
-        crate::mailbox::channel::Channel::is_idle(self)
+        self.0.is_idle()
+    }
+
+    fn pending(&self) -> usize {
+        self.0.len()
+    }
+
+    fn task_waker(&self) -> &st::TaskWaker {
+        self.0.task_waker()
+    }
+
+    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+        (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
+    }
+}
+
+/// A channel without a model type, for the executors' unit tests.
+#[cfg(test)]
+impl<T: Send + 'static> st::HasTaskWaker for Channel<T> {
+    fn task_waker(&self) -> &st::TaskWaker {
+        Channel::task_waker(self)
+    }
+}
+
+/// A channel without a model type, for the executors' unit tests.
+#[cfg(test)]
+// SAFETY: `waker_parts` returns `st::raw_waker(self)`.
+unsafe impl<T: Send + 'static> TaskProbe for Channel<T> {
+    fn name(&self) -> Arc<str> {
+        self.name().cloned().unwrap_or_else(|| Arc::from(""))
+    }
+
+    fn model_type(&self) -> &'static str {
+        "Test"
+    }
+
+    fn has_mailbox(&self) -> bool {
+        true
+    }
+
+    fn is_idle(&self) -> bool {
+        Channel::is_idle(self)
     }
 
     fn pending(&self) -> usize {
         self.len()
     }
 
-    fn serve_on_local_executor(&self, waker: Arc<st::TaskWaker>) {
-        self.set_local_consumer(waker);
+    fn task_waker(&self) -> &st::TaskWaker {
+        Channel::task_waker(self)
+    }
+
+    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+        (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
 }
 
-/// Who a task is, for diagnostics.
+/// The probe of a task without a mailbox (a bench query): its identity
+/// and its waker state, in an allocation of their own.
+pub(crate) struct BenchTask {
+    /// The task's name.
+    name: Arc<str>,
+    /// What to report as its model type.
+    model_type: &'static str,
+    /// Its waker state on the single-threaded executor.
+    waker: st::TaskWaker,
+}
+
+impl BenchTask {
+    /// The probe of a task called `name`, of type `model_type`.
+    pub(crate) fn probe(name: Arc<str>, model_type: &'static str) -> Arc<dyn TaskProbe> {
+        Arc::new(BenchTask {
+            name,
+            model_type,
+            waker: st::TaskWaker::new(),
+        })
+    }
+}
+
+impl st::HasTaskWaker for BenchTask {
+    fn task_waker(&self) -> &st::TaskWaker {
+        &self.waker
+    }
+}
+
+// SAFETY: `waker_parts` returns `st::raw_waker(self)`.
+unsafe impl TaskProbe for BenchTask {
+    fn name(&self) -> Arc<str> {
+        self.name.clone()
+    }
+
+    fn model_type(&self) -> &'static str {
+        self.model_type
+    }
+
+    fn has_mailbox(&self) -> bool {
+        false
+    }
+
+    fn is_idle(&self) -> bool {
+        false
+    }
+
+    fn pending(&self) -> usize {
+        0
+    }
+
+    fn task_waker(&self) -> &st::TaskWaker {
+        &self.waker
+    }
+
+    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+        (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
+    }
+}
+
+/// Who a task is, for diagnostics; what `spawn` is told, and what errors
+/// report.
 #[derive(Clone)]
 pub(crate) struct TaskMeta {
     /// Model instance name, or `"bench"`.
@@ -134,7 +314,26 @@ pub(crate) struct TaskMeta {
     /// Model type name.
     pub(crate) model_type: &'static str,
     /// The model's mailbox; `None` for a bench task.
-    pub(crate) mailbox: Option<Arc<dyn MailboxProbe>>,
+    pub(crate) mailbox: Option<Arc<dyn TaskProbe>>,
+}
+
+impl TaskMeta {
+    /// The probe that stands for the task: its mailbox's, or a new one.
+    pub(crate) fn into_probe(self) -> Arc<dyn TaskProbe> {
+        match self.mailbox {
+            Some(probe) => probe,
+            None => BenchTask::probe(self.name, self.model_type),
+        }
+    }
+
+    /// The meta of the task `probe` stands for.
+    pub(crate) fn of(probe: &Arc<dyn TaskProbe>) -> Self {
+        TaskMeta {
+            name: probe.name(),
+            model_type: probe.model_type(),
+            mailbox: probe.has_mailbox().then(|| probe.clone()),
+        }
+    }
 }
 
 /// The text of a panic payload.

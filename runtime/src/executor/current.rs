@@ -63,6 +63,16 @@ pub(crate) fn report_unbound_recipient(model_type: &'static str, port: &'static 
     });
 }
 
+/// Takes and clears the report of this thread, if anything was noted
+/// (most polls note nothing: then this only reads a flag).
+#[inline]
+pub(crate) fn take_noted() -> Option<PollReport> {
+    if !NOTED.with(|n| n.replace(false)) {
+        return None;
+    }
+    Some(REPORT.with(|r| std::mem::take(&mut *r.borrow_mut())))
+}
+
 /// Takes and clears the report of this thread.
 #[inline]
 pub(crate) fn take() -> PollReport {

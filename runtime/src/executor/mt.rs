@@ -146,6 +146,12 @@ impl Executor {
             .collect()
     }
 
+    /// Gives back the memory of queues that grew with the number of tasks
+    /// woken at once.
+    pub(crate) fn trim(&mut self) {
+        self.shared.trim();
+    }
+
     /// Takes the reports of messages sent to mailboxes never added.
     pub(crate) fn take_unbound(&mut self) -> Vec<(std::sync::Arc<str>, Unbound)> {
         self.shared.take_unbound()
@@ -169,9 +175,8 @@ impl Executor {
 fn stuck_task(task: &Task) -> Option<Stuck> {
     let cell = crate::sync::lock(&task.cell);
     cell.future.as_ref()?;
-    let idle = task.meta.mailbox.as_ref().is_some_and(|m| m.is_idle());
-    (!idle).then(|| Stuck {
-        meta: task.meta.clone(),
+    (!task.probe.is_idle()).then(|| Stuck {
+        meta: TaskMeta::of(&task.probe),
         waiting: cell.waiting.clone(),
     })
 }

@@ -12,20 +12,20 @@
 mod local;
 mod waker;
 
-pub(crate) use waker::TaskWaker;
+pub(crate) use waker::{raw_waker, HasTaskWaker, TaskWaker};
 
-use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use super::current::{self, Unbound, Waiting};
-use super::{panic_message, TaskMeta};
+use super::{panic_message, TaskMeta, TaskProbe};
 
 /// A boxed task future.
 pub(crate) type TaskFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -61,20 +61,27 @@ impl RunQueue {
     }
 }
 
-/// A spawned task.
+/// A spawned task. Everything about it is reached through its probe (for
+/// a model, its mailbox's channel): its name, model type and idleness, and
+/// its [`TaskWaker`]; the record also keeps where that waker state is and
+/// the functions of a waker over the probe, so that a poll makes its
+/// `Waker` on the fly without a dynamic call. What it waits on, rarely
+/// known, is in [`Executor::waiting`].
 struct Task {
     /// The future.
     future: TaskFuture,
-    /// Its waker state (for the `scheduled` flag).
-    handle: Arc<TaskWaker>,
-    /// The waker handed to `poll`, made once.
-    waker: Waker,
-    /// Who it is.
-    meta: TaskMeta,
-    /// What it waited on after its last poll, if not its mailbox.
-    waiting: Option<Waiting>,
-    /// True while its id is in [`Executor::candidates`].
-    listed: Cell<bool>,
+    /// Who it is; owns its waker state.
+    probe: Arc<dyn TaskProbe>,
+    /// Its waker state, inside `probe`.
+    state: waker::StateRef,
+}
+
+impl Task {
+    /// Its waker state.
+    #[inline]
+    fn waker(&self) -> &TaskWaker {
+        self.state.get(&self.probe)
+    }
 }
 
 /// A task that is not idle when the run queue is empty.
@@ -100,6 +107,9 @@ pub(crate) struct Executor {
     /// would have woken it): a step among many idle models costs nothing
     /// per idle model.
     candidates: RefCell<Vec<usize>>,
+    /// What each task waited on after its last poll, if not its mailbox
+    /// (only tasks that wait on a reply or on a full mailbox are listed).
+    waiting: HashMap<usize, Waiting>,
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
     unbound: Vec<(Arc<str>, Unbound)>,
@@ -118,6 +128,7 @@ impl Executor {
                 local: local::LocalQueue::default(),
             }),
             candidates: RefCell::new(Vec::new()),
+            waiting: HashMap::new(),
             unbound: Vec::new(),
             drained: VecDeque::new(),
         }
@@ -126,27 +137,21 @@ impl Executor {
     /// Adds a task and queues it for its first poll.
     pub(crate) fn spawn(&mut self, future: TaskFuture, meta: TaskMeta) {
         let id = self.free.pop().unwrap_or(self.tasks.len());
-        let handle = Arc::new(TaskWaker::new(id, self.queue.clone()));
-        if let Some(mailbox) = &meta.mailbox {
-            // The model's mailbox wakes it directly from now on.
-            mailbox.serve_on_local_executor(handle.clone());
-        }
-        let waker = Waker::from(handle.clone());
+        let probe = meta.into_probe();
+        // The model's mailbox wakes it directly from now on.
+        let index = u32::try_from(id).expect("fewer than 2^32 tasks");
+        probe.task_waker().register(index, self.queue.clone());
+        probe.task_waker().wake_task();
+        let state = waker::StateRef::of(&probe);
         let task = Task {
             future,
-            handle,
-            waker,
-            meta,
-            waiting: None,
-            listed: Cell::new(false),
+            probe,
+            state,
         };
         if id == self.tasks.len() {
             self.tasks.push(Some(task));
         } else {
             self.tasks[id] = Some(task);
-        }
-        if let Some(task) = &self.tasks[id] {
-            task.waker.wake_by_ref();
         }
     }
 
@@ -193,9 +198,10 @@ impl Executor {
                 continue; // finished since it was woken
             };
             // Acquire: see what the waking thread did before it woke us.
-            task.handle.remote.swap(false, Ordering::AcqRel);
-            if !task.handle.scheduled.load(Ordering::Relaxed) {
-                task.handle.scheduled.store(true, Ordering::Relaxed);
+            let waker = task.waker();
+            waker.remote.swap(false, Ordering::AcqRel);
+            if !waker.scheduled.load(Ordering::Relaxed) {
+                waker.scheduled.store(true, Ordering::Relaxed);
                 self.queue.local.push_back(running, id);
             }
         }
@@ -207,33 +213,61 @@ impl Executor {
         let Some(task) = self.tasks.get_mut(id).and_then(Option::as_mut) else {
             return Ok(());
         };
+        let (state, waker) = task.state.waker(&task.probe);
         // Clear the flag first, so a wake during the poll queues it again.
-        task.handle.scheduled.store(false, Ordering::Relaxed);
-        let mut cx = Context::from_waker(&task.waker);
+        state.scheduled.store(false, Ordering::Relaxed);
+        let mut cx = Context::from_waker(&waker);
         let future = &mut task.future;
         let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
-        // File what the ports noted during the poll under this task.
-        let report = current::take();
-        if let Some(unbound) = report.unbound {
-            self.unbound.push((task.meta.name.clone(), unbound));
-        }
+        // What the ports noted during the poll, if anything (rarely).
+        let report = current::take_noted();
         match outcome {
             Ok(Poll::Pending) => {
-                task.waiting = report.waiting;
-                if !task.listed.replace(true) {
+                // Only this thread touches the flag: no read-modify-write.
+                if !state.listed.load(Ordering::Relaxed) {
+                    state.listed.store(true, Ordering::Relaxed);
                     self.candidates.get_mut().push(id);
+                }
+                if report.is_some() || !self.waiting.is_empty() {
+                    self.file_report(id, report.unwrap_or_default());
                 }
                 Ok(())
             }
             Ok(Poll::Ready(())) => {
+                if let Some(report) = report {
+                    self.file_report(id, report);
+                }
                 self.remove(id);
                 Ok(())
             }
             Err(payload) => {
                 let message = panic_message(&*payload);
-                let meta = task.meta.clone();
+                let meta = TaskMeta::of(&task.probe);
+                if let Some(report) = report {
+                    self.file_report(id, report);
+                }
                 self.remove(id);
                 Err(RunError::Panic { meta, message })
+            }
+        }
+    }
+
+    /// Files what the ports noted while task `id` was polled: a message
+    /// to a mailbox never added, and what the task now waits on (or that
+    /// it no longer waits on anything but its mailbox).
+    #[cold]
+    fn file_report(&mut self, id: usize, report: current::PollReport) {
+        if let Some(unbound) = report.unbound {
+            if let Some(task) = self.tasks.get(id).and_then(Option::as_ref) {
+                self.unbound.push((task.probe.name(), unbound));
+            }
+        }
+        match report.waiting {
+            Some(waiting) => {
+                self.waiting.insert(id, waiting);
+            }
+            None => {
+                self.waiting.remove(&id);
             }
         }
     }
@@ -241,6 +275,9 @@ impl Executor {
     /// Drops a task; a panic in its destructor is contained.
     fn remove(&mut self, id: usize) {
         if let Some(task) = self.tasks[id].take() {
+            // Its id may be reused: it must not be taken for queued or
+            // listed (nor its mailbox's waker for live).
+            self.waiting.remove(&id);
             let _ = catch_unwind(AssertUnwindSafe(move || drop(task)));
             self.free.push(id);
         }
@@ -257,9 +294,9 @@ impl Executor {
                 continue; // finished
             };
             // A reused id can be listed twice: look once.
-            if task.listed.replace(false)
-                && !task.meta.mailbox.as_ref().is_some_and(|m| m.is_idle())
-            {
+            let listed = task.waker().listed.load(Ordering::Relaxed);
+            task.waker().listed.store(false, Ordering::Relaxed);
+            if listed && !task.probe.is_idle() {
                 still.push(id);
             }
         }
@@ -270,17 +307,28 @@ impl Executor {
         still.sort_unstable();
         let stuck = still
             .iter()
-            .filter_map(|&id| self.tasks[id].as_ref())
-            .map(|t| {
-                t.listed.set(true);
+            .filter_map(|&id| self.tasks[id].as_ref().map(|t| (t, id)))
+            .map(|(t, id)| {
+                t.waker().listed.store(true, Ordering::Relaxed);
                 Stuck {
-                    meta: t.meta.clone(),
-                    waiting: t.waiting.clone(),
+                    meta: TaskMeta::of(&t.probe),
+                    waiting: self.waiting.get(&id).cloned(),
                 }
             })
             .collect();
         candidates.extend(still);
         stuck
+    }
+
+    /// Gives back the memory of queues that grew with the number of tasks
+    /// woken at once (the first run polls every task).
+    pub(crate) fn trim(&mut self) {
+        self.queue.lock().shrink_to_fit();
+        self.drained.shrink_to_fit();
+        self.candidates.get_mut().shrink_to_fit();
+        self.waiting.shrink_to_fit();
+        let running = self.queue.local.enter();
+        self.queue.local.shrink_to_fit(&running);
     }
 
     /// Takes the reports of messages sent to mailboxes never added.
@@ -311,3 +359,22 @@ impl std::fmt::Debug for TaskMeta {
 
 #[cfg(all(test, not(causim_loom)))]
 mod tests;
+
+#[cfg(all(test, not(causim_loom)))]
+mod size_tests {
+    use super::Task;
+    use crate::mailbox::channel::Channel;
+
+    /// A model's task record and mailbox stay small: a bench of 10⁶ idle
+    /// models pays these once per model (`docs/benchmarks.md`).
+    #[test]
+    fn task_records_and_channels_stay_small() {
+        // Future, probe, waker state and waker functions: no name, model
+        // type, waiting report or flags of its own.
+        assert_eq!(std::mem::size_of::<Option<Task>>(), 48);
+        // The channel holds the task's waker state (no allocation of its
+        // own) and an 8-byte wait list; 152 bytes keep its `Arc` in a
+        // 176-byte malloc chunk.
+        assert!(std::mem::size_of::<Channel<u64>>() <= 152);
+    }
+}

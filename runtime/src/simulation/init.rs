@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::error::{MissingConnection, SimulationError};
 use super::Simulation;
 use crate::context::Context;
-use crate::executor::{MailboxProbe, TaskFuture, TaskMeta};
+use crate::executor::{ModelMailbox, TaskFuture, TaskMeta};
 use crate::mailbox::Mailbox;
 use crate::model::Model;
 use crate::scheduler::SchedulerCore;
@@ -132,8 +132,8 @@ impl SimInit {
         mailbox.channel().bind(name.clone());
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
-        let cx = Context::new(mailbox.address(), name.clone(), origin, self.core.clone());
-        let probe: Arc<dyn MailboxProbe> = mailbox.channel().clone();
+        let cx = Context::new(mailbox.address(), origin, self.core.clone());
+        let probe = ModelMailbox::<M>::probe(mailbox.channel().clone());
         self.models.push(PendingModel {
             future: Box::pin(run_model(model, mailbox, cx)),
             meta: TaskMeta {
@@ -177,6 +177,10 @@ impl SimInit {
         }
         let deadline = simulation.deadline();
         simulation.settle(deadline)?;
+        // Every model was queued and polled once: let the queues that
+        // held them all shrink back, so that an idle bench holds no
+        // per-model memory in them.
+        simulation.executor.trim();
         // A message an init hook sent to a mailbox never added is a wiring
         // error like a missing connection: report it now. Left for a later
         // call, it would be blamed on that call's step, or lost if no call

@@ -171,6 +171,13 @@ impl Shared {
         task
     }
 
+    /// Gives back the injector's memory, which grows with the number of
+    /// tasks queued at once (spawning a bench queues every model).
+    pub(crate) fn trim(&self) {
+        lock(&self.injector).shrink_to_fit();
+        lock(&self.candidates).shrink_to_fit();
+    }
+
     /// Number of injected tasks.
     pub(crate) fn injected(&self) -> usize {
         self.injected.load(Ordering::Acquire)

@@ -20,7 +20,7 @@
 use super::shared::Shared;
 use crate::executor::current::Waiting;
 use crate::executor::st::TaskFuture;
-use crate::executor::TaskMeta;
+use crate::executor::{TaskMeta, TaskProbe};
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::{Arc, Mutex};
 
@@ -55,8 +55,8 @@ pub(crate) struct Task {
     /// The future and its last report, locked by the one poller (never
     /// contended: the state machine lets one worker poll at a time).
     pub(crate) cell: Mutex<TaskCell>,
-    /// Who it is.
-    pub(crate) meta: TaskMeta,
+    /// Who it is (for a model, its mailbox's channel).
+    pub(crate) probe: std::sync::Arc<dyn TaskProbe>,
     /// The executor it belongs to.
     pub(crate) shared: Arc<Shared>,
     /// True while the task is in the executor's list of deadlock
@@ -74,7 +74,7 @@ impl Task {
                 future: Some(future),
                 waiting: None,
             }),
-            meta,
+            probe: meta.into_probe(),
             shared,
             listed: AtomicBool::new(false),
         }

@@ -14,7 +14,7 @@ use super::context::WorkerContext;
 use super::task::{AfterPoll, Task};
 use super::waker::waker;
 use crate::executor::current;
-use crate::executor::panic_message;
+use crate::executor::{panic_message, TaskMeta};
 use crate::sync::thread;
 use crate::sync::work_queue::StealError;
 use crate::sync::{lock, Arc};
@@ -121,7 +121,7 @@ pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
     // File what the ports noted during the poll under this task.
     let report = current::take();
     if let Some(unbound) = report.unbound {
-        cx.shared.report_unbound(task.meta.name.clone(), unbound);
+        cx.shared.report_unbound(task.probe.name(), unbound);
     }
     match outcome {
         Ok(Poll::Pending) => {
@@ -141,7 +141,7 @@ pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
         Err(payload) => {
             let message = panic_message(&*payload);
             let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            cx.shared.fail(task.meta.clone(), message);
+            cx.shared.fail(TaskMeta::of(&task.probe), message);
             let future = cell.future.take();
             drop(cell);
             retire(cx, &task, future);

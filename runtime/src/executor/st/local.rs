@@ -110,6 +110,11 @@ impl LocalQueue {
         unsafe { (*self.ids.get()).len() }
     }
 
+    /// Frees the capacity the queue does not use.
+    pub(super) fn shrink_to_fit(&self, _running: &Running) {
+        self.with_ids(VecDeque::shrink_to_fit);
+    }
+
     /// Queues `id` at the back.
     pub(super) fn push_back(&self, _running: &Running, id: usize) {
         self.with_ids(|ids| ids.push_back(id));

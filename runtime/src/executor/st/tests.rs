@@ -10,7 +10,7 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use super::Executor;
-use crate::executor::{MailboxProbe, TaskMeta};
+use crate::executor::{TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
 
 /// Wakes a thread blocked in [`block_on`].
@@ -77,7 +77,7 @@ fn consumer(
             }
         }
     };
-    let probe: Arc<dyn MailboxProbe> = channel.clone();
+    let probe: Arc<dyn TaskProbe> = channel.clone();
     let meta = TaskMeta {
         name: Arc::from("consumer"),
         model_type: "Test",

@@ -13,45 +13,104 @@
 //! shared queue, so whatever the waking thread did before it woke the task
 //! (publishing a message, say) is visible to the poll that follows.
 //!
-//! The same waker serves a model's mailbox directly: a message sent on the
-//! executor's thread to an idle model queues the model without going
-//! through the generic [`Waker`](std::task::Waker) machinery (see
-//! `Channel::try_push_with`).
+//! **Where it lives.** A model's [`TaskWaker`] is a field of its mailbox's
+//! channel, not an allocation of its own: a message sent to an idle model
+//! finds the flag to test and the task to queue in the cache lines it
+//! touches anyway, and a bench of a million idle models holds a million
+//! allocations fewer. A task without a mailbox (a bench query) keeps one
+//! in a small allocation of its own (`executor::BenchTask`). The
+//! [`Waker`] handed to `poll` is made on the fly from the task's
+//! [`TaskProbe`] (see [`StateRef::waker`]): the task record holds no
+//! waker.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::task::Wake;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::task::{RawWaker, RawWakerVTable, Waker};
 
 use super::RunQueue;
+use crate::executor::TaskProbe;
 
-/// The waker of one task.
+/// The wake-up state of one task; inert until the executor
+/// [registers](TaskWaker::register) the task.
 pub(crate) struct TaskWaker {
-    /// Index of the task.
-    pub(super) id: usize,
+    /// Index of the task (set with `queue`, read only once that is set).
+    id: AtomicU32,
     /// True while the task is in the local queue (executor thread only).
     pub(super) scheduled: AtomicBool,
     /// True while the task is in the shared queue.
     pub(super) remote: AtomicBool,
-    /// The queues to put it in.
-    pub(super) queue: Arc<RunQueue>,
+    /// True while the task is in the executor's list of deadlock
+    /// candidates (executor thread only).
+    pub(super) listed: AtomicBool,
+    /// The queues to put the task in, once it is spawned on a
+    /// single-threaded executor.
+    queue: OnceLock<Arc<RunQueue>>,
 }
 
 impl TaskWaker {
-    /// A waker for task `id` that queues it in `queue`.
-    pub(super) fn new(id: usize, queue: Arc<RunQueue>) -> Self {
+    /// The state of a task not spawned yet.
+    pub(crate) const fn new() -> Self {
         TaskWaker {
-            id,
+            id: AtomicU32::new(0),
             scheduled: AtomicBool::new(false),
             remote: AtomicBool::new(false),
-            queue,
+            listed: AtomicBool::new(false),
+            queue: OnceLock::new(),
         }
     }
 
-    /// Queues the task unless it is queued already.
-    pub(crate) fn wake_task(&self) {
-        self.wake_if(|| true);
+    /// Makes this the waker of task `id`, queued in `queue`; the first
+    /// registration wins (a mailbox serves one task, spawned once).
+    pub(super) fn register(&self, id: u32, queue: Arc<RunQueue>) {
+        if self.queue.get().is_some() {
+            return;
+        }
+        self.id.store(id, Ordering::Relaxed);
+        // Release (inside `OnceLock::set`): whoever sees the queue sees
+        // the id.
+        let _ = self.queue.set(queue);
     }
 
+    /// This waker, once its task is spawned on a single-threaded executor
+    /// (before that, or on the multi-threaded executor, a mailbox wakes
+    /// its consumer through its `DiatomicWaker`).
+    #[inline]
+    pub(crate) fn get(&self) -> Option<Registered<'_>> {
+        self.queue
+            .get()
+            .map(|queue| Registered { waker: self, queue })
+    }
+
+    /// The task's index.
+    #[inline]
+    pub(super) fn id(&self) -> usize {
+        self.id.load(Ordering::Relaxed) as usize
+    }
+
+    /// Queues the task unless it is queued already; nothing before the
+    /// task is registered.
+    pub(crate) fn wake_task(&self) {
+        if let Some(registered) = self.get() {
+            registered.wake_if(|| true);
+        }
+    }
+}
+
+/// A registered [`TaskWaker`] with its queues, as found by one look at
+/// the registration.
+#[derive(Clone, Copy)]
+pub(crate) struct Registered<'a> {
+    /// The waker state.
+    waker: &'a TaskWaker,
+    /// The queues it was registered with.
+    queue: &'a RunQueue,
+}
+
+impl Registered<'_> {
     /// Wakes the task, in two ways depending on the thread:
     /// - on the thread running the executor, queues it locally if
     ///   `should_wake` (called only there) says so and it is not queued
@@ -59,16 +118,18 @@ impl TaskWaker {
     /// - anywhere else, queues it in the shared queue whatever
     ///   `should_wake` would say: a flag read without synchronisation
     ///   cannot be trusted from another thread.
-    pub(crate) fn wake_if(&self, should_wake: impl FnOnce() -> bool) {
+    #[inline]
+    pub(crate) fn wake_if(self, should_wake: impl FnOnce() -> bool) {
+        let waker = self.waker;
         let here = self.queue.local.try_push_with(|| {
             if !should_wake() {
                 return None;
             }
             // Relaxed is enough: only this thread reads or writes the
             // flag while it runs the executor.
-            let queued = self.scheduled.load(Ordering::Relaxed);
-            self.scheduled.store(true, Ordering::Relaxed);
-            (!queued).then_some(self.id)
+            let queued = waker.scheduled.load(Ordering::Relaxed);
+            waker.scheduled.store(true, Ordering::Relaxed);
+            (!queued).then_some(waker.id())
         });
         if !here {
             self.wake_remote();
@@ -76,21 +137,165 @@ impl TaskWaker {
     }
 
     /// Queues the task in the shared queue unless it is there already.
-    pub(crate) fn wake_remote(&self) {
+    fn wake_remote(self) {
         // Release: pairs with the executor's acquire swap when it takes
         // the task from the shared queue (`Executor::next_woken`).
-        if !self.remote.swap(true, Ordering::AcqRel) {
-            self.queue.lock().push_back(self.id);
+        if !self.waker.remote.swap(true, Ordering::AcqRel) {
+            self.queue.lock().push_back(self.waker.id());
         }
     }
 }
 
-impl Wake for TaskWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_task();
+impl Default for TaskWaker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A [`Waker`] borrowed from a task's probe: it holds no reference of its
+/// own (so making one per poll costs two stores), and its clones hold one
+/// each, like the wakers of `std::task::Wake`.
+pub(super) struct WakerRef<'a> {
+    /// The waker; never dropped, as it owns no reference.
+    waker: ManuallyDrop<Waker>,
+    /// The probe it borrows from.
+    probe: PhantomData<&'a Arc<dyn TaskProbe>>,
+}
+
+impl Deref for WakerRef<'_> {
+    type Target = Waker;
+
+    fn deref(&self) -> &Waker {
+        &self.waker
+    }
+}
+
+/// Where a task's waker state is, and the functions of a waker over its
+/// probe: found once, at spawn, with a dynamic call, so that a poll needs
+/// none.
+pub(super) struct StateRef {
+    /// The [`TaskWaker`] inside the probe's allocation.
+    state: NonNull<TaskWaker>,
+    /// The functions of a waker whose data is the probe's `Arc`.
+    vtable: &'static RawWakerVTable,
+}
+
+// SAFETY: a `StateRef` is a shared reference to a `TaskWaker` (which is
+// `Sync`) inside a probe kept alive beside it, and a `'static` table of
+// functions: sending or sharing it is sending or sharing `&TaskWaker`.
+unsafe impl Send for StateRef {}
+// SAFETY: as above.
+unsafe impl Sync for StateRef {}
+
+impl StateRef {
+    /// Where `probe`'s waker state is.
+    pub(super) fn of(probe: &Arc<dyn TaskProbe>) -> Self {
+        let (state, raw) = probe.waker_parts();
+        // SAFETY: per the contract of `TaskProbe`, `raw` was made by
+        // `raw_waker` from the value behind `probe`; the waker is only
+        // read (`ManuallyDrop`: it owns no reference to give up).
+        let waker = ManuallyDrop::new(unsafe { Waker::from_raw(raw) });
+        StateRef {
+            state: NonNull::from(state),
+            vtable: waker.vtable(),
+        }
     }
 
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.wake_task();
+    /// The waker state; `probe` must be the one given to
+    /// [`of`](StateRef::of).
+    #[inline]
+    pub(super) fn get<'a>(&self, _probe: &'a Arc<dyn TaskProbe>) -> &'a TaskWaker {
+        // SAFETY: `state` points into the value behind `probe` (see
+        // `of`; the task record keeps the two together), which the
+        // borrow keeps alive.
+        unsafe { self.state.as_ref() }
+    }
+
+    /// The waker state and a waker borrowed from `probe`, which must be
+    /// the one given to [`of`](StateRef::of).
+    #[inline]
+    pub(super) fn waker<'a>(&self, probe: &'a Arc<dyn TaskProbe>) -> (&'a TaskWaker, WakerRef<'a>) {
+        let data = Arc::as_ptr(probe).cast::<()>();
+        // SAFETY: `vtable` holds the functions that `raw_waker` chose for
+        // the concrete type behind `probe` (see `of`), and `data` points
+        // to that value, inside its `Arc`; the borrow keeps the `Arc`
+        // alive as long as the waker, and `ManuallyDrop` keeps the waker
+        // from giving up a reference it does not own.
+        let waker = unsafe { Waker::new(data, self.vtable) };
+        let waker = WakerRef {
+            waker: ManuallyDrop::new(waker),
+            probe: PhantomData,
+        };
+        (self.get(probe), waker)
+    }
+}
+
+/// A raw waker over `owner`, which must be the contents of an `Arc<C>`
+/// for as long as the waker (or any clone) lives.
+pub(crate) fn raw_waker<C: HasTaskWaker>(owner: &C) -> RawWaker {
+    RawWaker::new((owner as *const C).cast::<()>(), vtable::<C>())
+}
+
+/// Something whose [`TaskWaker`] a raw waker can reach.
+pub(crate) trait HasTaskWaker: Send + Sync + 'static {
+    /// The waker state.
+    fn task_waker(&self) -> &TaskWaker;
+}
+
+/// The functions of a waker whose data is an `Arc<C>` (made by
+/// `Arc::into_raw` or borrowed from one).
+fn vtable<C: HasTaskWaker>() -> &'static RawWakerVTable {
+    &Vtable::<C>::VTABLE
+}
+
+/// Holder of the waker functions for `C`.
+struct Vtable<C>(PhantomData<C>);
+
+impl<C: HasTaskWaker> Vtable<C> {
+    /// The waker functions.
+    const VTABLE: RawWakerVTable =
+        RawWakerVTable::new(Self::clone, Self::wake, Self::wake_by_ref, Self::drop);
+
+    /// One more reference.
+    ///
+    /// # Safety
+    ///
+    /// `data` points to a live `Arc<C>` value (owned by the waker, or
+    /// borrowed by it for longer than this call).
+    unsafe fn clone(data: *const ()) -> RawWaker {
+        // SAFETY: per the contract, `data` comes from a live `Arc<C>`.
+        unsafe { Arc::increment_strong_count(data.cast::<C>()) };
+        RawWaker::new(data, &Self::VTABLE)
+    }
+
+    /// Wakes, giving up the waker's reference.
+    ///
+    /// # Safety
+    ///
+    /// As for `clone`, and the waker owns the reference.
+    unsafe fn wake(data: *const ()) {
+        // SAFETY: per the contract, this reference is ours to give up.
+        let owner = unsafe { Arc::from_raw(data.cast::<C>()) };
+        owner.task_waker().wake_task();
+    }
+
+    /// Wakes, keeping the reference.
+    ///
+    /// # Safety
+    ///
+    /// As for `clone`.
+    unsafe fn wake_by_ref(data: *const ()) {
+        // SAFETY: per the contract, `data` points to a live `C`.
+        unsafe { &*data.cast::<C>() }.task_waker().wake_task();
+    }
+
+    /// Gives up the waker's reference.
+    ///
+    /// # Safety
+    ///
+    /// As for `wake`.
+    unsafe fn drop(data: *const ()) {
+        // SAFETY: per the contract, this reference is ours to give up.
+        drop(unsafe { Arc::from_raw(data.cast::<C>()) });
     }
 }
