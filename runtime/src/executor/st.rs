@@ -19,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Instant;
@@ -51,6 +51,11 @@ pub(crate) enum RunError {
 pub(crate) struct RunQueue {
     /// Woken from another thread, or while the executor is not running.
     ids: Mutex<VecDeque<usize>>,
+    /// True while `ids` may be non-empty; written under its lock, read
+    /// without it, so that a run that drained its local queue does not
+    /// lock an empty shared one (that lock was a tenth of a one-event
+    /// step).
+    remote_pending: AtomicBool,
     /// Woken on the executor's thread while it runs.
     local: local::LocalQueue,
 }
@@ -58,6 +63,29 @@ pub(crate) struct RunQueue {
 impl RunQueue {
     fn lock(&self) -> MutexGuard<'_, VecDeque<usize>> {
         self.ids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues `id` in the shared queue.
+    pub(super) fn push_remote(&self, id: usize) {
+        let mut ids = self.lock();
+        ids.push_back(id);
+        // Under the lock, so it cannot be overtaken by the reset in
+        // `take_remote` of a drain that missed this id.
+        self.remote_pending.store(true, Ordering::Release);
+    }
+
+    /// Swaps the shared queue's ids into `into` (empty), unless it holds
+    /// none, which is found without the lock.
+    fn take_remote(&self, into: &mut VecDeque<usize>) {
+        // Acquire: pairs with the Release in `push_remote`. A push this
+        // load misses is not lost: the flag stays set for the next look,
+        // exactly as if the push had come just after this drain.
+        if !self.remote_pending.load(Ordering::Acquire) {
+            return;
+        }
+        let mut ids = self.lock();
+        self.remote_pending.store(false, Ordering::Relaxed);
+        std::mem::swap(&mut *ids, into);
     }
 }
 
@@ -125,6 +153,7 @@ impl Executor {
             free: Vec::new(),
             queue: Arc::new(RunQueue {
                 ids: Mutex::new(VecDeque::new()),
+                remote_pending: AtomicBool::new(false),
                 local: local::LocalQueue::default(),
             }),
             candidates: RefCell::new(Vec::new()),
@@ -192,7 +221,7 @@ impl Executor {
             return Some(id);
         }
         // Swap in the spare buffer, so that neither side reallocates.
-        std::mem::swap(&mut *self.queue.lock(), &mut self.drained);
+        self.queue.take_remote(&mut self.drained);
         for id in self.drained.drain(..) {
             let Some(task) = self.tasks.get(id).and_then(Option::as_ref) else {
                 continue; // finished since it was woken

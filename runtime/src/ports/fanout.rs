@@ -22,18 +22,23 @@ pub(crate) struct Fanout<T> {
 /// itself, rather than in a vector's heap buffer, saves a dependent load
 /// (often a cache miss in a large bench) on every send.
 ///
-/// Two or more are a boxed slice rather than a `Vec`: the list only grows
-/// while the bench is wired, and without a `Vec`'s capacity (whose unused
-/// values the compiler would borrow to encode the variant) the enum has a
-/// plain tag, so telling the one-connection case apart is one comparison
-/// per send instead of about ten instructions, at the same 24 bytes.
+/// Two or more are a boxed `Vec` rather than a `Vec` in place: a `Vec`'s
+/// capacity has unused values that the compiler would borrow to encode the
+/// variant, so telling the one-connection case apart would cost about ten
+/// instructions per send instead of one comparison. (A boxed slice has no
+/// capacity either, but growing it by one reallocates the whole list:
+/// wiring an event source to 10⁶ models took 4 s instead of 0.1.)
 enum Targets<T> {
     /// No connection.
     None,
     /// One connection, inline.
     One(Arc<dyn Target<T>>),
     /// Two or more.
-    Many(Box<[Arc<dyn Target<T>>]>),
+    #[expect(
+        clippy::box_collection,
+        reason = "a plain tag for the one-connection case; see the type's doc"
+    )]
+    Many(Box<Vec<Arc<dyn Target<T>>>>),
 }
 
 impl<T> Targets<T> {
@@ -41,11 +46,10 @@ impl<T> Targets<T> {
     fn push(&mut self, target: Arc<dyn Target<T>>) {
         *self = match std::mem::replace(self, Targets::None) {
             Targets::None => Targets::One(target),
-            Targets::One(first) => Targets::Many(Box::new([first, target])),
-            Targets::Many(all) => {
-                let mut all = all.into_vec();
+            Targets::One(first) => Targets::Many(Box::new(vec![first, target])),
+            Targets::Many(mut all) => {
                 all.push(target);
-                Targets::Many(all.into_boxed_slice())
+                Targets::Many(all)
             }
         };
     }
@@ -339,11 +343,8 @@ mod tests {
     }
 
     #[test]
-    fn the_list_stays_three_words() {
-        assert_eq!(
-            std::mem::size_of::<Targets<u64>>(),
-            3 * std::mem::size_of::<usize>()
-        );
+    fn the_list_stays_within_three_words() {
+        assert!(std::mem::size_of::<Targets<u64>>() <= 3 * std::mem::size_of::<usize>());
     }
 
     #[test]

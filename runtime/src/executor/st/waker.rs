@@ -141,7 +141,7 @@ impl Registered<'_> {
         // Release: pairs with the executor's acquire swap when it takes
         // the task from the shared queue (`Executor::next_woken`).
         if !self.waker.remote.swap(true, Ordering::AcqRel) {
-            self.queue.lock().push_back(self.waker.id());
+            self.queue.push_remote(self.waker.id());
         }
     }
 }
