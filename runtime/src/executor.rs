@@ -71,6 +71,7 @@ impl Executor {
     }
 
     /// Tasks that are neither finished nor waiting on an empty mailbox.
+    #[inline]
     pub(crate) fn stuck(&self) -> Vec<Stuck> {
         match self {
             Executor::St(e) => e.stuck(),

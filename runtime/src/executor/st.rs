@@ -75,17 +75,19 @@ impl RunQueue {
     }
 
     /// Swaps the shared queue's ids into `into` (empty), unless it holds
-    /// none, which is found without the lock.
-    fn take_remote(&self, into: &mut VecDeque<usize>) {
+    /// none, which is found without the lock; false then.
+    #[inline]
+    fn take_remote(&self, into: &mut VecDeque<usize>) -> bool {
         // Acquire: pairs with the Release in `push_remote`. A push this
         // load misses is not lost: the flag stays set for the next look,
         // exactly as if the push had come just after this drain.
         if !self.remote_pending.load(Ordering::Acquire) {
-            return;
+            return false;
         }
         let mut ids = self.lock();
         self.remote_pending.store(false, Ordering::Relaxed);
         std::mem::swap(&mut *ids, into);
+        true
     }
 }
 
@@ -130,10 +132,12 @@ pub(crate) struct Executor {
     /// Ids of woken tasks.
     queue: Arc<RunQueue>,
     /// The tasks that may be stuck: those polled since the last
-    /// [`stuck`](Executor::stuck) and those it found stuck. Any other task
-    /// was idle then and has not run since, so it still is (a message
-    /// would have woken it): a step among many idle models costs nothing
-    /// per idle model.
+    /// [`stuck`](Executor::stuck) whose poll did not end parked on their
+    /// empty mailbox, and those it found stuck. Any other task was idle
+    /// then and has not run since, so it still is (a message would have
+    /// woken it): a step among many idle models costs nothing per idle
+    /// model, and a model that handled its messages and parked again
+    /// costs nothing at the end of the step.
     candidates: RefCell<Vec<usize>>,
     /// What each task waited on after its last poll, if not its mailbox
     /// (only tasks that wait on a reply or on a full mailbox are listed).
@@ -220,8 +224,11 @@ impl Executor {
         if let Some(id) = self.queue.local.pop(running) {
             return Some(id);
         }
-        // Swap in the spare buffer, so that neither side reallocates.
-        self.queue.take_remote(&mut self.drained);
+        // Swap in the spare buffer, so that neither side reallocates. Most
+        // runs end here, with nothing woken from elsewhere.
+        if !self.queue.take_remote(&mut self.drained) {
+            return None;
+        }
         for id in self.drained.drain(..) {
             let Some(task) = self.tasks.get(id).and_then(Option::as_ref) else {
                 continue; // finished since it was woken
@@ -245,6 +252,8 @@ impl Executor {
         let (state, waker) = task.state.waker(&task.probe);
         // Clear the flag first, so a wake during the poll queues it again.
         state.scheduled.store(false, Ordering::Relaxed);
+        // Set by its mailbox if the poll ends parked on it.
+        state.parked.store(false, Ordering::Relaxed);
         let mut cx = Context::from_waker(&waker);
         let future = &mut task.future;
         let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
@@ -252,8 +261,13 @@ impl Executor {
         let report = current::take_noted();
         match outcome {
             Ok(Poll::Pending) => {
-                // Only this thread touches the flag: no read-modify-write.
-                if !state.listed.load(Ordering::Relaxed) {
+                // A task that parked on its empty mailbox is idle, and stays
+                // so until a message wakes it, which polls it again: only
+                // the others may be stuck. (A push from another thread
+                // after the run's last look at the shared queue leaves it
+                // queued there for the next run, not stuck.)
+                // Only this thread touches the flags: no read-modify-write.
+                if !state.parked.load(Ordering::Relaxed) && !state.listed.load(Ordering::Relaxed) {
                     state.listed.store(true, Ordering::Relaxed);
                     self.candidates.get_mut().push(id);
                 }
@@ -315,7 +329,19 @@ impl Executor {
     /// Tasks that are neither finished nor waiting on an empty mailbox.
     /// Only the [`candidates`](Executor::candidates) are looked at; the
     /// result is in task order.
+    #[inline]
     pub(crate) fn stuck(&self) -> Vec<Stuck> {
+        // Usually every task polled since the last look parked on its
+        // mailbox: nothing to look at, and no call.
+        if self.candidates.borrow().is_empty() {
+            return Vec::new();
+        }
+        self.stuck_among_candidates()
+    }
+
+    /// [`stuck`](Executor::stuck) when there are candidates.
+    #[inline(never)]
+    fn stuck_among_candidates(&self) -> Vec<Stuck> {
         let mut candidates = self.candidates.borrow_mut();
         let mut still = Vec::new();
         for &id in candidates.iter() {

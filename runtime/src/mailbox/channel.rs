@@ -237,7 +237,11 @@ impl<T> Channel<T> {
     unsafe fn poll_pop_empty(&self, cx: &mut Context<'_>) -> Poll<T> {
         if self.local_consumer.get().is_some() {
             // On the single-threaded executor, the producers wake us
-            // through the flag (see `wake_consumer`).
+            // through the flag (see `wake_consumer`). The executor polls
+            // us on its own thread, where the queue stays empty until a
+            // push wakes us again: tell it we are idle, so that it does
+            // not have to ask after the run.
+            self.local_consumer.note_parked();
             return self.park();
         }
         // Register, then look again: a push between the two either is

@@ -21,7 +21,11 @@ use crate::ports::target::Target;
 use crate::ports::{EventSource, InputFor, InputPort};
 
 /// A deliverable event.
-pub(crate) trait Action: Send + 'static {
+///
+/// `Any` is a supertrait so that a `dyn Action` upcasts to `dyn Any` (one
+/// load from its table) to be downcast for reuse, rather than through a
+/// method of its own (one dynamic call more per reused box).
+pub(crate) trait Action: Any + Send {
     /// Delivers the event; `Pending` while the recipient's mailbox is full.
     /// A periodic action can fire again after completing.
     fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()>;
@@ -33,9 +37,6 @@ pub(crate) trait Action: Send + 'static {
     fn period(&self) -> Option<Duration> {
         None
     }
-
-    /// The concrete action, to reuse its box for an event of the same kind.
-    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// A one-shot event for an input port: one message to one mailbox.
@@ -107,10 +108,6 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
     fn unbound_recipient(&self) -> Option<Unbound> {
         unbound(&self.address, self.port)
     }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
 }
 
 impl<M: Model, T: Send + 'static> OnceAction<M, T> {
@@ -144,10 +141,6 @@ impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
     fn period(&self) -> Option<Duration> {
         Some(self.period)
     }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
 }
 
 /// An event from an [`EventSource`]: one value to each of its connections.
@@ -165,10 +158,6 @@ impl<T: Clone + Send + 'static> Action for SourceAction<T> {
 
     fn unbound_recipient(&self) -> Option<Unbound> {
         None
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 
@@ -205,6 +194,7 @@ impl Event {
     /// Like [`new`](Event::new), reusing `spare` (an action that has fired)
     /// if it is a one-shot event of the same port type; otherwise `spare`
     /// is dropped and a new box allocated.
+    #[inline]
     pub(crate) fn recycled<M: Model, T: Send + 'static>(
         spare: Option<Box<dyn Action>>,
         port: InputPort<M, T>,
@@ -212,7 +202,8 @@ impl Event {
         address: &Address<M>,
     ) -> Self {
         if let Some(mut action) = spare {
-            if let Some(once) = action.as_any_mut().downcast_mut::<OnceAction<M, T>>() {
+            let any: &mut dyn Any = &mut *action;
+            if let Some(once) = any.downcast_mut::<OnceAction<M, T>>() {
                 once.refill(port, payload, address);
                 return Event { action };
             }

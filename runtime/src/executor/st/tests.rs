@@ -152,3 +152,60 @@ fn a_send_on_the_executor_thread_queues_the_parked_consumer_once() {
     );
     assert!(channel.is_idle());
 }
+
+/// A task's poll that ends parked on its empty mailbox leaves it out of
+/// the deadlock candidates; any other pending poll lists it, and a listed
+/// task that parks later is not reported.
+#[test]
+fn only_tasks_that_did_not_park_on_their_mailbox_are_looked_at() {
+    let (mut executor, channel, _sum, count) = consumer(16);
+    assert!(
+        executor.candidates.borrow().is_empty(),
+        "parked on its mailbox: not a candidate"
+    );
+    assert!(executor.stuck().is_empty());
+
+    // Waits on something else first (listed), then parks on its mailbox.
+    let other = Arc::new(Channel::<u32>::new(4));
+    other.bind(Arc::from("late"));
+    let mut yielded = false;
+    let late = {
+        let other = other.clone();
+        async move {
+            poll_fn(|cx| {
+                if yielded {
+                    return Poll::Ready(());
+                }
+                yielded = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            })
+            .await;
+            // SAFETY: this task is the channel's only consumer.
+            let _ = poll_fn(|cx| unsafe { other.poll_pop(cx) }).await;
+        }
+    };
+    let probe: Arc<dyn TaskProbe> = other.clone();
+    let meta = |name: &str, mailbox| TaskMeta {
+        name: Arc::from(name),
+        model_type: "Test",
+        mailbox,
+    };
+    executor.spawn(Box::pin(late), meta("late", Some(probe)));
+    // Never ready, no mailbox: stuck.
+    executor.spawn(Box::pin(std::future::pending()), meta("blocked", None));
+    executor.run(None).unwrap();
+    assert!(other.is_idle());
+    let names = |stuck: Vec<super::Stuck>| -> Vec<String> {
+        stuck.iter().map(|s| s.meta.name.to_string()).collect()
+    };
+    assert_eq!(names(executor.stuck()), ["blocked"]);
+    // Found stuck, it is looked at again without being polled.
+    assert_eq!(names(executor.stuck()), ["blocked"]);
+
+    // The consumer handles a message and parks again: still not stuck.
+    executor.enter(|| send(&channel, 5));
+    executor.run(None).unwrap();
+    assert_eq!(count.load(Ordering::Relaxed), 1);
+    assert_eq!(names(executor.stuck()), ["blocked"]);
+}

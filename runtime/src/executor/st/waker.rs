@@ -46,6 +46,12 @@ pub(crate) struct TaskWaker {
     /// True while the task is in the executor's list of deadlock
     /// candidates (executor thread only).
     pub(super) listed: AtomicBool,
+    /// True when the task's poll in progress parked it on its empty
+    /// mailbox (executor thread only): cleared by the executor before each
+    /// poll, set by the mailbox ([`note_parked`](TaskWaker::note_parked)),
+    /// read after the poll. A task whose poll ends so is idle and need not
+    /// be looked at for a deadlock.
+    pub(super) parked: AtomicBool,
     /// The queues to put the task in, once it is spawned on a
     /// single-threaded executor.
     queue: OnceLock<Arc<RunQueue>>,
@@ -59,6 +65,7 @@ impl TaskWaker {
             scheduled: AtomicBool::new(false),
             remote: AtomicBool::new(false),
             listed: AtomicBool::new(false),
+            parked: AtomicBool::new(false),
             queue: OnceLock::new(),
         }
     }
@@ -89,6 +96,15 @@ impl TaskWaker {
     #[inline]
     pub(super) fn id(&self) -> usize {
         self.id.load(Ordering::Relaxed) as usize
+    }
+
+    /// Notes that the task, being polled by its single-threaded executor
+    /// (on that executor's thread), parks on its empty mailbox: its poll
+    /// ends now, leaving it idle.
+    #[inline]
+    pub(crate) fn note_parked(&self) {
+        // Relaxed: only the executor's thread touches the flag.
+        self.parked.store(true, Ordering::Relaxed);
     }
 
     /// Queues the task unless it is queued already; nothing before the

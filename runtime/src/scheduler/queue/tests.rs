@@ -18,17 +18,12 @@ impl Action for Tagged {
     fn unbound_recipient(&self) -> Option<Unbound> {
         None
     }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
 }
 
 /// The tag of an action.
 fn tag(action: &mut Box<dyn Action>) -> u32 {
-    action
-        .as_any_mut()
-        .downcast_mut::<Tagged>()
+    let any: &mut dyn Any = &mut **action;
+    any.downcast_mut::<Tagged>()
         .map(|t| t.0)
         .expect("a tagged action")
 }
