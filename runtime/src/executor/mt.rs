@@ -54,7 +54,7 @@ pub(crate) struct Executor {
     /// What the workers share.
     shared: Arc<Shared>,
     /// Worker 0's own queue, while the calling thread is not working.
-    main: Option<Worker<Arc<Task>>>,
+    main: Option<context::Home>,
     /// The spawned workers.
     workers: Vec<JoinHandle<()>>,
     /// Every task spawned, for deadlock reports and teardown.
@@ -75,7 +75,7 @@ impl Executor {
             .collect();
         let shared = Arc::new(Shared::new(locals.iter().map(Worker::stealer).collect()));
         let mut locals = locals.into_iter();
-        let main = locals.next();
+        let main = locals.next().map(context::Home::new);
         let workers = locals
             .enumerate()
             .filter_map(|(i, local)| spawn_worker(&shared, i + 1, local))
@@ -95,14 +95,12 @@ impl Executor {
         self.compact();
         let task = Arc::new(Task::new_scheduled(future, meta, self.shared.clone()));
         self.tasks.push(task.clone());
-        self.shared.count_active();
-        match &self.main {
-            Some(local) => {
-                if let Err(task) = local.push(task) {
-                    self.shared.inject(task);
-                }
+        match &mut self.main {
+            Some(home) => home.push(&self.shared, task),
+            None => {
+                self.shared.count_active();
+                self.shared.inject(task);
             }
-            None => self.shared.inject(task),
         }
     }
 
@@ -198,7 +196,7 @@ fn spawn_worker(
     let shared = shared.clone();
     let name = format!("causim-worker-{index}");
     thread::spawn_named(name, move || {
-        let mut home = Some(local);
+        let mut home = Some(context::Home::new(local));
         let installed = context::install(&shared, index, &mut home);
         context::with(|cx| {
             if let Some(cx) = cx {
@@ -220,11 +218,14 @@ fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<()
     }
     let mut polls = 0u32;
     loop {
-        if let Some(failure) = shared.take_failure() {
-            return Err(RunError::Panic {
-                meta: failure.meta,
-                message: failure.message,
-            });
+        // `fail` records the failure before it sets the stop flag.
+        if shared.is_stopped() {
+            if let Some(failure) = shared.take_failure() {
+                return Err(RunError::Panic {
+                    meta: failure.meta,
+                    message: failure.message,
+                });
+            }
         }
         if let Some(task) = worker::next_task(cx) {
             worker::run_task(cx, task);
@@ -235,6 +236,9 @@ fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<()
             }
             continue;
         }
+        // Nothing to poll: give back the lease; if it was the last, the
+        // step is over.
+        cx.release();
         if shared.is_quiescent() {
             return match shared.take_failure() {
                 Some(failure) => Err(RunError::Panic {
@@ -267,8 +271,8 @@ impl Drop for Executor {
         }
         // After a timeout a worker may be stuck in a model that never
         // returns: it is left to exit on its own when (if) it does.
-        if let Some(local) = &self.main {
-            while local.pop().is_some() {}
+        if let Some(home) = &self.main {
+            while home.local.pop().is_some() {}
         }
         drop(self.shared.drain_injected());
         // Futures hold wakers of tasks (their own, through their mailbox):

@@ -8,7 +8,7 @@
 //! simulation is worker 0 while it does: it enters before delivering events
 //! and before running the models.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use super::shared::Shared;
 use super::task::Task;
@@ -23,6 +23,58 @@ pub(crate) struct WorkerContext {
     pub(crate) index: usize,
     /// Its own run queue.
     pub(crate) local: Worker<Arc<Task>>,
+    /// True while the worker holds its *lease*: one unit of the executor's
+    /// activity count that covers every task in its own queue and the one
+    /// it polls (see [`shared`](super::shared)).
+    pub(crate) busy: Cell<bool>,
+}
+
+/// A worker's queue and lease while no thread works as that worker (for
+/// worker 0: between calls into the simulation).
+pub(crate) struct Home {
+    /// The run queue.
+    pub(crate) local: Worker<Arc<Task>>,
+    /// True if the lease is held (tasks are queued in `local`).
+    pub(crate) busy: bool,
+}
+
+impl Home {
+    /// A home for `local`, with no lease.
+    pub(crate) fn new(local: Worker<Arc<Task>>) -> Self {
+        Home { local, busy: false }
+    }
+
+    /// Queues `task` from outside the worker (spawning), taking the lease
+    /// first if needed; a full queue sends it to the injector.
+    pub(crate) fn push(&mut self, shared: &Shared, task: Arc<Task>) {
+        if !self.busy {
+            shared.count_active();
+            self.busy = true;
+        }
+        if let Err(task) = self.local.push(task) {
+            shared.count_active();
+            shared.inject(task);
+        }
+    }
+}
+
+impl WorkerContext {
+    /// Takes the lease if the worker does not hold it: one read-modify-write
+    /// of the activity count, before the worker queues or steals a task.
+    pub(crate) fn lease(&self) {
+        if !self.busy.get() {
+            self.shared.count_active();
+            self.busy.set(true);
+        }
+    }
+
+    /// Gives the lease back, if held; the worker's queue must be empty and
+    /// it must not be polling.
+    pub(crate) fn release(&self) {
+        if self.busy.replace(false) {
+            self.shared.uncount_active(self.index);
+        }
+    }
 }
 
 #[cfg(not(causim_loom))]
@@ -45,18 +97,19 @@ pub(crate) fn with<R>(f: impl FnOnce(Option<&WorkerContext>) -> R) -> R {
     CONTEXT.with(|c| f(c.borrow().as_ref()))
 }
 
-/// Makes this thread worker `index` of `shared`, with the run queue taken
-/// from `home`, until the guard is dropped; the queue then goes back to
-/// `home` (also when unwinding).
+/// Makes this thread worker `index` of `shared`, with the run queue and
+/// lease taken from `home`, until the guard is dropped; they then go back
+/// to `home` (also when unwinding).
 pub(crate) fn install<'a>(
     shared: &Arc<Shared>,
     index: usize,
-    home: &'a mut Option<Worker<Arc<Task>>>,
+    home: &'a mut Option<Home>,
 ) -> Installed<'a> {
-    let context = home.take().map(|local| WorkerContext {
+    let context = home.take().map(|home| WorkerContext {
         shared: shared.clone(),
         index,
-        local,
+        local: home.local,
+        busy: Cell::new(home.busy),
     });
     let previous = CONTEXT.with(|c| std::mem::replace(&mut *c.borrow_mut(), context));
     Installed { previous, home }
@@ -67,8 +120,8 @@ pub(crate) struct Installed<'a> {
     /// What was installed before (another executor's worker, usually
     /// nothing).
     previous: Option<WorkerContext>,
-    /// Where the run queue goes back.
-    home: &'a mut Option<Worker<Arc<Task>>>,
+    /// Where the run queue and lease go back.
+    home: &'a mut Option<Home>,
 }
 
 impl Drop for Installed<'_> {
@@ -78,6 +131,9 @@ impl Drop for Installed<'_> {
             .try_with(|c| std::mem::replace(&mut *c.borrow_mut(), previous))
             .ok()
             .flatten();
-        *self.home = context.map(|c| c.local);
+        *self.home = context.map(|c| Home {
+            local: c.local,
+            busy: c.busy.get(),
+        });
     }
 }

@@ -121,3 +121,43 @@ fn loom_executor_reports_a_panic_and_joins_its_workers() {
         drop(executor);
     });
 }
+
+/// Activity leases: one task wakes two idle ones, so worker 0's queue holds
+/// two tasks that the other worker may steal while worker 0 polls and then
+/// gives its lease back; the step must end only after both ran, and a
+/// second step (the lease carried home in between) must do the same.
+#[test]
+fn loom_executor_step_waits_for_stolen_tasks() {
+    check(|| {
+        let mut executor = Executor::new(2);
+        let ran = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
+        let (first, second) = (Signal::new(), Signal::new());
+        for (signal, name) in [(first.clone(), "x"), (second.clone(), "y")] {
+            let ran = ran.clone();
+            executor.spawn(
+                Box::pin(async move {
+                    signal.wait().await;
+                    ran.fetch_add(1, Ordering::Relaxed);
+                }),
+                meta(name),
+            );
+        }
+        assert!(executor.run(None).is_ok());
+        assert_eq!(ran.load(Ordering::Relaxed), 0);
+        executor.spawn(
+            Box::pin(async move {
+                first.raise();
+                second.raise();
+            }),
+            meta("waker"),
+        );
+        assert!(executor.run(None).is_ok());
+        assert_eq!(
+            ran.load(Ordering::Relaxed),
+            2,
+            "a stolen task outlived its step"
+        );
+        assert!(executor.stuck().is_empty());
+        assert_eq!(executor.task_count(), 0);
+    });
+}

@@ -3,14 +3,25 @@
 //! - **Run queues**: each worker's own `st3` queue (others steal from it
 //!   through its stealer) and one global injector for tasks woken from
 //!   outside a worker or overflowing a full local queue.
-//! - **Activity count**: the number of tasks that are queued or being
-//!   polled. A wake from idle increments it before queuing; the end of a
-//!   poll that leaves the task idle, finished or failed decrements it. Every
-//!   wake-up inside a step comes from a poll in progress (which is counted)
-//!   or from the calling thread before it waits, so when the count reaches
-//!   zero no task is runnable, none is in flight and none can become
-//!   runnable: the step is over, exactly, with no polling of mailboxes. The
-//!   worker that brings it to zero unparks the calling thread.
+//! - **Activity count**: the number of *leases* held — one per worker that
+//!   has tasks in its own queue or is polling — plus one per task in the
+//!   injector. When it reaches zero no task is queued or being polled and,
+//!   as every wake-up inside a step comes from a poll in progress or from
+//!   the calling thread before it waits, none can become runnable: the step
+//!   is over, exactly, with no polling of mailboxes. The worker that brings
+//!   it to zero unparks the calling thread.
+//!
+//!   Why leases and not one unit per task: a hop in a busy simulation is a
+//!   model waking another on the same worker, then going idle. Counting
+//!   tasks made that two read-modify-writes of this one word, which every
+//!   worker hits on every hop, so its cache line moved between cores all
+//!   the time (on two threads with few balls in flight, pinball cost about
+//!   twice the single-threaded hop). A worker takes its lease when its
+//!   queue gets its first task (or before it steals) and gives it back when
+//!   it has nothing left to poll; in between, wakes and polls leave the
+//!   count alone. Stealing is safe because the thief takes its lease
+//!   before the steal, and the victim gives its own back only after its
+//!   queue's acquire load has seen the steal (`worker::find_task`).
 //! - **Sleepers** and the stop/shutdown flags that end the workers' loops.
 //! - **Reports**: the first model panic, and messages sent to mailboxes
 //!   never added, for the calling thread to turn into errors.
@@ -104,7 +115,9 @@ impl Shared {
 
     /// Lists `task` as a deadlock candidate, once per step.
     pub(crate) fn list_candidate(&self, task: &Arc<Task>) {
-        if !task.listed.swap(true, Ordering::Relaxed) {
+        // A load first: a task polled again in the same step (the common
+        // case) costs no read-modify-write.
+        if !task.listed.load(Ordering::Relaxed) && !task.listed.swap(true, Ordering::Relaxed) {
             lock(&self.candidates).push(task.clone());
         }
     }
@@ -122,10 +135,7 @@ impl Shared {
     /// if it is one of our workers, else on the injector.
     pub(crate) fn schedule_woken(task: Arc<Task>) {
         context::with(|cx| match cx {
-            Some(cx) if Arc::ptr_eq(&cx.shared, &task.shared) => {
-                cx.shared.count_active();
-                cx.push_local(task);
-            }
+            Some(cx) if Arc::ptr_eq(&cx.shared, &task.shared) => cx.push_local(task),
             _ => {
                 let shared = task.shared.clone();
                 shared.count_active();
@@ -242,15 +252,18 @@ impl Shared {
 }
 
 impl WorkerContext {
-    /// Queues `task` (already counted active) on this worker's own queue,
-    /// waking a sleeper when there is now more than this worker will take
-    /// next.
+    /// Queues `task` on this worker's own queue (under the worker's lease,
+    /// taken if needed), waking a sleeper when there is now more than this
+    /// worker will take next. A full queue sends the task to the injector,
+    /// where it counts for itself.
     pub(crate) fn push_local(&self, task: Arc<Task>) {
+        self.lease();
         let had_work = !self.local.is_empty();
         match self.local.push(task) {
             Ok(()) if !had_work => {}
             Ok(()) => self.shared.notify_one(),
             Err(task) => {
+                self.shared.count_active();
                 self.shared.inject(task);
                 self.shared.notify_one();
             }

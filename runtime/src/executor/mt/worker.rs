@@ -44,17 +44,35 @@ pub(crate) fn next_task(cx: &WorkerContext) -> Option<Arc<Task>> {
 }
 
 /// Looks in the local queue, the injector, then the other workers' queues.
+///
+/// The worker's lease (see [`shared`](super::shared)) covers what it takes:
+/// a task from its own queue is already covered; an injected task brings
+/// its own unit of the activity count, which becomes the lease if the
+/// worker has none (else it is given back); a worker without a lease takes
+/// one *before* stealing, so that the victim, which gives its lease back
+/// only after seeing its queue empty, cannot bring the count to zero while
+/// the stolen tasks are in flight. A failed steal gives back a lease taken
+/// for it, so a worker comes out as busy as it went in.
 fn find_task(cx: &WorkerContext) -> Option<Arc<Task>> {
     if let Some(task) = cx.local.pop() {
         return Some(task);
     }
     if let Some(task) = cx.shared.pop_injected() {
+        if cx.busy.replace(true) {
+            cx.shared.uncount_active(cx.index);
+        }
         if cx.shared.injected() > 0 {
             cx.shared.notify_one();
         }
         return Some(task);
     }
-    steal(cx)
+    let leased = cx.busy.get();
+    cx.lease();
+    let task = steal(cx);
+    if task.is_none() && !leased {
+        cx.release();
+    }
+    task
 }
 
 /// Steals half of another worker's queue and takes one of its tasks.
@@ -99,6 +117,9 @@ pub(crate) fn park(cx: &WorkerContext, deadline: Option<Instant>) {
         run_task(cx, task);
         return;
     }
+    // Nothing queued here, nothing polled: the lease goes back (the last
+    // one back ends the step).
+    cx.release();
     // Worker 0 must not sleep through the end of the step or a failure.
     let done = cx.index == 0 && (shared.is_quiescent() || shared.is_stopped());
     if !done && !shared.is_shut_down() {
@@ -128,15 +149,16 @@ pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
             cell.waiting = report.waiting;
             drop(cell);
             cx.shared.list_candidate(&task);
-            match task.end_poll() {
-                AfterPoll::Idle => cx.shared.uncount_active(cx.index),
-                AfterPoll::Requeue => cx.push_local(task),
+            // An idle task leaves the count as it is: the worker's lease
+            // covered it and still covers the worker.
+            if task.end_poll() == AfterPoll::Requeue {
+                cx.push_local(task);
             }
         }
         Ok(Poll::Ready(())) => {
             let future = cell.future.take();
             drop(cell);
-            retire(cx, &task, future);
+            retire(&task, future);
         }
         Err(payload) => {
             let message = panic_message(&*payload);
@@ -144,15 +166,14 @@ pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
             cx.shared.fail(TaskMeta::of(&task.probe), message);
             let future = cell.future.take();
             drop(cell);
-            retire(cx, &task, future);
+            retire(&task, future);
         }
     }
 }
 
-/// Finishes a task: no more wake-ups, its future dropped (a panic in its
-/// destructor is contained), and one active task less.
-fn retire(cx: &WorkerContext, task: &Task, future: Option<crate::executor::st::TaskFuture>) {
+/// Finishes a task: no more wake-ups, and its future dropped (a panic in
+/// its destructor is contained).
+fn retire(task: &Task, future: Option<crate::executor::st::TaskFuture>) {
     task.finish();
     let _ = catch_unwind(AssertUnwindSafe(move || drop(future)));
-    cx.shared.uncount_active(cx.index);
 }
