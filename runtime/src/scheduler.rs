@@ -32,6 +32,7 @@ pub(crate) mod local;
 pub(crate) mod queue;
 
 use std::fmt;
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -103,6 +104,13 @@ impl std::error::Error for SchedulingError {}
 pub(crate) struct SchedulerCore {
     /// Scheduled events.
     queue: Mutex<EventQueue>,
+    /// The time (in nanoseconds) of the earliest event in `queue`'s heap,
+    /// cancelled or not, or `u64::MAX` if it is empty. Written under the
+    /// lock whenever the lock is released ([`QueueGuard`]), read without
+    /// it by the driving thread: a lone staged event strictly earlier than
+    /// this is the next step's event, taken without the lock (see
+    /// [`take_next_due`](SchedulerCore::take_next_due)).
+    heap_next: AtomicU64,
     /// Events scheduled on the thread running the simulation, not yet in
     /// `queue` (see [`local`]).
     local: LocalSchedule,
@@ -119,6 +127,7 @@ impl SchedulerCore {
     pub(crate) fn new(time: SimTime) -> Self {
         SchedulerCore {
             queue: Mutex::new(EventQueue::default()),
+            heap_next: AtomicU64::new(u64::MAX),
             local: LocalSchedule::default(),
             time: AtomicU64::new(time.as_nanos()),
             halt_requested: AtomicBool::new(false),
@@ -128,8 +137,11 @@ impl SchedulerCore {
 
     /// Locks the queue (never poisoned in practice: no user code runs under
     /// this lock).
-    pub(crate) fn queue(&self) -> MutexGuard<'_, EventQueue> {
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    pub(crate) fn queue(&self) -> QueueGuard<'_> {
+        QueueGuard {
+            queue: self.queue.lock().unwrap_or_else(|e| e.into_inner()),
+            heap_next: &self.heap_next,
+        }
     }
 
     /// The current time.
@@ -246,11 +258,15 @@ impl SchedulerCore {
 
     /// Hands the `fired` action back as a spare (leaving it in `fired` if
     /// its origin has one already, for the caller to drop outside the
-    /// lock), then, under one lock, moves the staged events (swapped
-    /// through the empty buffer `incoming`) to the queue and, if the
-    /// earliest event is due no later than `limit`, moves the clock to its
-    /// time and moves it and the other events due then into `due`, in
-    /// order. Returns true if it did.
+    /// lock), then, if the earliest event is due no later than `limit`,
+    /// moves the clock to its time and moves it and the other events due
+    /// then into `due`, in order. Returns true if it did.
+    ///
+    /// On the driving thread, a lone staged event strictly earlier than
+    /// everything in the heap (a model scheduling its own next tick) is
+    /// taken without the lock. Otherwise, under one lock, the staged
+    /// events (swapped through the empty buffer `incoming`) move to the
+    /// heap and the due events are taken from it.
     pub(crate) fn take_next_due(
         &self,
         limit: SimTime,
@@ -259,11 +275,38 @@ impl SchedulerCore {
         fired: &mut Fired,
     ) -> bool {
         let driving = self.local.with(|staged| {
-            std::mem::swap(&mut staged.entries, incoming);
             if let Some((origin, action)) = fired.take() {
                 *fired = staged.spares.put(origin, action).map(|a| (origin, a));
             }
+            if let [only] = staged.entries.as_slice() {
+                let time = only.order.time;
+                // Strictly earlier than the heap's top: the bench's events
+                // of the same time (origin 0) and every model's are in the
+                // heap or staged, so none can come first. The heap's top
+                // is read as of this load: an event another thread pushes
+                // after it is as if pushed after this step took its events
+                // under the lock, which that thread could not tell apart
+                // (it schedules against the clock it read before the
+                // push, in either case). A push before it (in the lock's
+                // order) stored an earlier top before unlocking.
+                if time <= limit
+                    && time.as_nanos() < self.heap_next.load(Ordering::Acquire)
+                    && !only.is_cancelled()
+                {
+                    // `due` is empty between steps: swapping the buffers
+                    // moves the entry without copying it.
+                    debug_assert!(due.is_empty());
+                    std::mem::swap(&mut staged.entries, due);
+                    return Some(time);
+                }
+            }
+            std::mem::swap(&mut staged.entries, incoming);
+            None
         });
+        if let Some(Some(time)) = driving {
+            self.set_time(time);
+            return true;
+        }
         let mut queue = self.queue();
         if driving.is_none() {
             if let Some((origin, action)) = fired.take() {
@@ -294,6 +337,39 @@ impl SchedulerCore {
     /// The next sequence number of the bench origin.
     fn next_bench_seq(&self) -> u64 {
         self.bench_seq.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// The locked queue; publishes the time of the heap's earliest event
+/// (for [`SchedulerCore::take_next_due`]'s lock-free path) as it unlocks.
+pub(crate) struct QueueGuard<'a> {
+    /// The lock.
+    queue: MutexGuard<'a, EventQueue>,
+    /// Where the heap's earliest time goes.
+    heap_next: &'a AtomicU64,
+}
+
+impl Deref for QueueGuard<'_> {
+    type Target = EventQueue;
+
+    fn deref(&self) -> &EventQueue {
+        &self.queue
+    }
+}
+
+impl DerefMut for QueueGuard<'_> {
+    fn deref_mut(&mut self) -> &mut EventQueue {
+        &mut self.queue
+    }
+}
+
+impl Drop for QueueGuard<'_> {
+    fn drop(&mut self) {
+        // Still under the lock (the field unlocks after this runs), so the
+        // stores are in the lock's order; Release pairs with the driving
+        // thread's Acquire load.
+        let next = self.queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
+        self.heap_next.store(next, Ordering::Release);
     }
 }
 

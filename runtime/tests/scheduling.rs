@@ -196,6 +196,130 @@ fn a_bench_event_earlier_than_a_model_event_comes_first() {
     assert_eq!(b.ticks(), vec![(t(2), 2), (t(3), 3)]);
 }
 
+/// Ticks every second up to `until`: after its first tick, its next event
+/// is always the lone event staged on the driving thread, which a step
+/// takes without the queue's lock when nothing in the heap is earlier.
+struct Chain {
+    ticks: Log<u32>,
+    until: u32,
+    handshake: Handshake,
+}
+
+/// Where a [`Chain`] says it staged its next tick, and hears back.
+struct Handshake(
+    Option<(
+        std::sync::mpsc::Sender<SimTime>,
+        std::sync::mpsc::Receiver<()>,
+    )>,
+);
+
+impl Chain {
+    async fn tick(&mut self, v: u32, cx: &mut Context<Self>) {
+        self.ticks.push(cx.name(), cx.time(), v);
+        if v < self.until && v < 1000 {
+            cx.schedule_in(secs(1), Self::ports().tick, v + 1).unwrap();
+            if let Some((to_bench, from_bench)) = &self.handshake.0 {
+                to_bench.send(cx.time()).unwrap();
+                from_bench.recv().unwrap();
+            }
+        }
+    }
+
+    async fn handshake(&mut self, handshake: Handshake, _cx: &mut Context<Self>) {
+        self.handshake = handshake;
+    }
+
+    async fn setup(&mut self, cx: &mut Context<Self>) {
+        cx.schedule_in(secs(1), Self::ports().tick, 1).unwrap();
+    }
+}
+
+hand_model! {
+    Chain, ChainMessage, ChainPorts;
+    inputs { tick: u32, handshake: Handshake }
+    repliers {}
+    init setup;
+}
+
+fn chain(until: u32) -> (Simulation, Address<Chain>, Log<u32>) {
+    let ticks = Log::new();
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let model = Chain {
+        ticks: ticks.clone(),
+        until,
+        handshake: Handshake(None),
+    };
+    let simu = sim_init()
+        .add_model(model, mbox, "chain")
+        .init(SimTime::ZERO)
+        .unwrap();
+    (simu, addr, ticks)
+}
+
+#[test]
+fn bench_events_from_another_thread_come_before_a_later_lone_staged_event() {
+    let (mut simu, addr, ticks) = chain(3);
+    simu.step().unwrap();
+    // The chain's tick 2 (t=2) is staged; the bench, on another thread,
+    // schedules one event before it and one at the same time.
+    let scheduler = simu.scheduler();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let half = t(1).checked_add(Duration::from_millis(500)).unwrap();
+            let tick = Chain::ports().tick;
+            scheduler.schedule_event(half, tick, 100, &addr).unwrap();
+            scheduler.schedule_event(t(2), tick, 200, &addr).unwrap();
+        });
+    });
+    simu.run().unwrap();
+    let half = t(1).checked_add(Duration::from_millis(500)).unwrap();
+    assert_eq!(
+        ticks.timed(),
+        vec![(t(1), 1), (half, 100), (t(2), 200), (t(2), 2), (t(3), 3)]
+    );
+}
+
+#[test]
+fn bench_events_from_another_thread_during_a_step_come_first() {
+    // At every tick, once the chain has staged its next tick, the bench
+    // schedules an event half a second later from another thread while the
+    // step is still running: each must fire before the staged tick.
+    let (to_bench, ticked) = std::sync::mpsc::channel::<SimTime>();
+    let (done, from_bench) = std::sync::mpsc::channel::<()>();
+    let (mut simu, addr, ticks) = chain(50);
+    simu.process_event(
+        Chain::ports().handshake,
+        Handshake(Some((to_bench, from_bench))),
+        &addr,
+    )
+    .unwrap();
+    let scheduler = simu.scheduler();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for now in ticked {
+                let half = now.checked_add(Duration::from_millis(500)).unwrap();
+                let tick = Chain::ports().tick;
+                scheduler.schedule_event(half, tick, 1000, &addr).unwrap();
+                done.send(()).unwrap();
+            }
+        });
+        simu.run().unwrap();
+        // Ends the bench thread's loop.
+        simu.process_event(Chain::ports().handshake, Handshake(None), &addr)
+            .unwrap();
+    });
+    let half = Duration::from_millis(500);
+    let expected: Vec<_> = (1..=50u32)
+        .flat_map(|v| {
+            let time = t(u64::from(v));
+            let bench = (v < 50).then(|| (time.checked_add(half).unwrap(), 1000));
+            std::iter::once((time, v)).chain(bench)
+        })
+        .collect();
+    assert_eq!(ticks.timed(), expected);
+}
+
 #[test]
 fn same_time_model_and_bench_events_keep_the_key_order() {
     let mut b = bench(vec![], SimTime::ZERO);

@@ -8,10 +8,11 @@
 //! while a simulation call is in progress its thread is *marked* as driving
 //! the schedule, and a context on a marked thread appends its event to a
 //! staging buffer and takes its model's spare box from here, with no lock
-//! and no atomic read-modify-write. The next step moves the staged events
-//! to the heap under the lock it takes anyway; a single staged event that is
-//! earlier than everything in the heap (a model scheduling its own next
-//! tick) becomes the step's event without going through the heap at all.
+//! and no atomic read-modify-write. A single staged event strictly earlier
+//! than everything in the heap (a model scheduling its own next tick; the
+//! heap's earliest time is published in an atomic at every unlock) becomes
+//! the next step's event without the lock or the heap; otherwise the step
+//! moves the staged events to the heap under the lock.
 //!
 //! Contexts on any other thread (the multi-threaded executor's workers, the
 //! bench's `Scheduler` handles) use the locked queue as before. The order

@@ -92,6 +92,12 @@ impl EventQueue {
         self.heap.push(entry);
     }
 
+    /// The time of the earliest event, cancelled or not.
+    #[inline]
+    pub(crate) fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.order.time)
+    }
+
     /// The time of the earliest event that is not cancelled, dropping the
     /// cancelled ones found on top.
     pub(crate) fn next_time(&mut self) -> Option<SimTime> {
