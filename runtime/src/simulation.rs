@@ -37,6 +37,12 @@ use crate::scheduler::{Event, Scheduler, SchedulerCore};
 use crate::time::SimTime;
 
 /// A running bench.
+///
+/// A `Simulation` is `Send` — it can be built on one thread and driven from
+/// another — but not `Sync`: its calls take `&mut self` anyway, and on one
+/// thread the models' scheduled events are staged for the calling thread
+/// without a lock (see `docs/architecture.md`, "Where scheduled events
+/// wait").
 pub struct Simulation {
     /// Polls the model tasks.
     pub(crate) executor: Executor,
@@ -558,5 +564,25 @@ impl fmt::Debug for Simulation {
             .field("models", &self.executor.task_count())
             .field("fatal", &self.fatal)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod thread_safety {
+    /// A bench can be moved to another thread and driven from there.
+    #[test]
+    fn a_simulation_can_move_to_another_thread() {
+        fn sendable<T: Send>() {}
+        sendable::<super::Simulation>();
+        let mut simu = crate::SimInit::new()
+            .with_threads(1)
+            .init(crate::SimTime::ZERO)
+            .expect("empty bench");
+        let handle = std::thread::spawn(move || {
+            simu.step_until(crate::SimTime::from_secs(1))
+                .map(|()| simu.time())
+        });
+        let time = handle.join().expect("no panic").expect("no error");
+        assert_eq!(time, crate::SimTime::from_secs(1));
     }
 }
