@@ -32,6 +32,7 @@ pub mod ports;
 pub mod scheduler;
 pub mod simulation;
 pub(crate) mod sync;
+mod thread_mark;
 pub mod time;
 
 #[doc(hidden)]

@@ -20,9 +20,9 @@
 //! changes nothing about it.
 
 use std::cell::{Cell, UnsafeCell};
-use std::marker::PhantomData;
 
 use super::queue::{Entry, Spares};
+use crate::thread_mark::{is_marked, ThreadMark};
 
 thread_local! {
     /// The [`LocalSchedule`] driven by the simulation call in progress on
@@ -58,18 +58,7 @@ unsafe impl Sync for LocalSchedule {}
 
 /// Marks this thread as driving one [`LocalSchedule`] until dropped, then
 /// restores the previous mark.
-pub(crate) struct Driving {
-    /// The mark to restore.
-    previous: usize,
-    /// Not `Send`: the guard must be dropped on the thread that set it.
-    thread: PhantomData<*const ()>,
-}
-
-impl Drop for Driving {
-    fn drop(&mut self) {
-        DRIVING.with(|d| d.set(self.previous));
-    }
-}
+pub(crate) type Driving = ThreadMark;
 
 impl LocalSchedule {
     /// This schedule's identity.
@@ -81,10 +70,7 @@ impl LocalSchedule {
     /// that owns it may call this (see the `Sync` impl).
     #[inline]
     pub(crate) fn drive(&self) -> Driving {
-        Driving {
-            previous: DRIVING.with(|d| d.replace(self.key())),
-            thread: PhantomData,
-        }
+        ThreadMark::set(&DRIVING, self.key())
     }
 
     /// On the driving thread, runs `here` on the staged state with
@@ -99,7 +85,7 @@ impl LocalSchedule {
         here: impl FnOnce(&mut Staged, T) -> R,
         elsewhere: impl FnOnce(T) -> R,
     ) -> R {
-        if DRIVING.with(Cell::get) != self.key() {
+        if !is_marked(&DRIVING, self.key()) {
             return elsewhere(value);
         }
         // SAFETY: this thread drives the schedule, so it is the only one

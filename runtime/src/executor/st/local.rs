@@ -13,7 +13,8 @@
 
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
-use std::marker::PhantomData;
+
+use crate::thread_mark::{is_marked, ThreadMark};
 
 thread_local! {
     /// The [`LocalQueue`] of the executor running on this thread (its
@@ -37,17 +38,7 @@ unsafe impl Sync for LocalQueue {}
 
 /// Marks this thread as running the executor of one [`LocalQueue`] until
 /// dropped, then restores the previous mark.
-pub(super) struct Running {
-    previous: usize,
-    /// Not `Send`: the guard must be dropped on the thread that set it.
-    thread: PhantomData<*const ()>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        RUNNING.with(|r| r.set(self.previous));
-    }
-}
+pub(super) type Running = ThreadMark;
 
 impl LocalQueue {
     /// This queue's identity.
@@ -57,15 +48,12 @@ impl LocalQueue {
 
     /// Marks this thread as running this queue's executor.
     pub(super) fn enter(&self) -> Running {
-        Running {
-            previous: RUNNING.with(|r| r.replace(self.key())),
-            thread: PhantomData,
-        }
+        ThreadMark::set(&RUNNING, self.key())
     }
 
     /// Runs `f` on the ids if this thread runs this queue's executor.
     fn with_ids<R>(&self, f: impl FnOnce(&mut VecDeque<usize>) -> R) -> Option<R> {
-        if RUNNING.with(Cell::get) != self.key() {
+        if !is_marked(&RUNNING, self.key()) {
             return None;
         }
         // SAFETY: see the `Sync` impl: only this thread accesses `ids` now,
@@ -103,8 +91,8 @@ impl LocalQueue {
         self.with_ids(|ids| ids.push_front(id));
     }
 
-    /// Number of queued ids, whoever asks (tests only).
-    #[cfg(test)]
+    /// Number of queued ids, whoever asks (the executor's std tests only).
+    #[cfg(all(test, not(causim_loom)))]
     pub(super) fn len_for_tests(&self) -> usize {
         // SAFETY: tests call this on the executor's thread, between runs.
         unsafe { (*self.ids.get()).len() }
