@@ -29,6 +29,7 @@ pub(crate) mod executor;
 pub mod mailbox;
 pub mod model;
 pub mod ports;
+mod prefetch;
 pub mod scheduler;
 pub mod simulation;
 pub(crate) mod sync;

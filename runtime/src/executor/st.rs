@@ -213,7 +213,25 @@ impl Executor {
                 self.queue.local.push_front(&running, id);
                 return Err(RunError::Timeout);
             }
+            self.prefetch_ahead(&running);
             self.poll_task(id)?;
+        }
+    }
+
+    /// Starts loading what the next polls will touch: the record of the
+    /// task two places ahead, and the future and mailbox of the next one
+    /// (whose record the previous call started loading).
+    #[inline]
+    fn prefetch_ahead(&self, running: &local::Running) {
+        use crate::prefetch::prefetch;
+        let (next, later) = self.queue.local.peek_two(running);
+        if let Some(Some(task)) = next.and_then(|id| self.tasks.get(id)) {
+            let future: *const (dyn Future<Output = ()> + Send) = &*task.future;
+            prefetch(future);
+            prefetch(Arc::as_ptr(&task.probe));
+        }
+        if let Some(slot) = later.and_then(|id| self.tasks.get(id)) {
+            prefetch(slot);
         }
     }
 

@@ -207,6 +207,21 @@ impl Shared {
         }
     }
 
+    /// Wakes one parked worker if one is seen registered, after a worker
+    /// queued more work on its own queue than it takes next.
+    ///
+    /// Only a hint, with no fence: the owner polls every task of its own
+    /// queue whether or not another worker helps, so a sleeper missed here
+    /// (registered just as the work was queued) costs parallelism, never a
+    /// lost task or a hung step; the next push sees it. The full fence of
+    /// [`notify_one`](Shared::notify_one) cost a tenth of a cross-worker
+    /// hop, paid on every push while the queue was not empty.
+    pub(crate) fn hint_one(&self) {
+        if let Some(index) = self.sleepers.pop_seen() {
+            self.slots[index].unpark();
+        }
+    }
+
     /// Records a model panic and stops polling; the calling thread is told.
     pub(crate) fn fail(&self, meta: TaskMeta, message: String) {
         lock(&self.failure).get_or_insert(Failure { meta, message });
@@ -261,7 +276,7 @@ impl WorkerContext {
         let had_work = !self.local.is_empty();
         match self.local.push(task) {
             Ok(()) if !had_work => {}
-            Ok(()) => self.shared.notify_one(),
+            Ok(()) => self.shared.hint_one(),
             Err(task) => {
                 self.shared.count_active();
                 self.shared.inject(task);

@@ -59,6 +59,13 @@ impl Sleepers {
     /// After queuing work: takes one registered sleeper to unpark, if any.
     pub(crate) fn pop(&self) -> Option<usize> {
         fence(Ordering::SeqCst);
+        self.pop_seen()
+    }
+
+    /// Takes one registered sleeper to unpark if this thread sees one
+    /// registered, without the fence that makes [`pop`](Sleepers::pop)
+    /// see every registration that came before (a hint only).
+    pub(crate) fn pop_seen(&self) -> Option<usize> {
         if self.count.load(Ordering::Relaxed) == 0 {
             return None;
         }

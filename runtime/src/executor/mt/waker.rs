@@ -1,98 +1,98 @@
 //! The wakers of the multi-threaded executor's tasks.
 //!
-//! A waker is an `Arc<Task>`; waking marks the task and queues it if it was
-//! idle ([`Task::wake_by_ref`]). With `std` this is `std::task::Wake`.
-//! Under loom the `Arc` is loom's, which `Wake` does not accept, so a raw
-//! waker over it stands in (test builds only).
+//! A waker is a reference to an `Arc<Task>`; waking marks the task and
+//! queues it if it was idle ([`Task::wake_by_ref`]). The functions are a
+//! raw waker table over the `Arc` (std's, or loom's under loom, which
+//! `std::task::Wake` would not accept), so that a poll can lend its task's
+//! waker without touching the reference count ([`borrowed`]): two
+//! read-modify-writes of the task's count per poll fewer. Clones a model
+//! keeps (its mailbox's registered waker) own a reference each, as usual.
 
-use std::task::Waker;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
+use std::task::{RawWaker, RawWakerVTable, Waker};
 
 use super::task::Task;
 use crate::sync::Arc;
 
-/// A waker for `task`.
-#[cfg(not(causim_loom))]
-pub(crate) fn waker(task: Arc<Task>) -> Waker {
-    Waker::from(task)
+/// The waker functions.
+static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, drop_waker);
+
+/// A waker lent by `task`'s `Arc` for as long as the borrow: it owns no
+/// reference (making and dropping it costs no atomic operation); clones
+/// own one each.
+pub(crate) fn borrowed(task: &Arc<Task>) -> Borrowed<'_> {
+    let data = Arc::as_ptr(task).cast::<()>();
+    // SAFETY: `data` points to the `Task` inside a live `Arc`, which the
+    // borrow keeps alive as long as the waker; `ManuallyDrop` keeps the
+    // waker from giving up a reference it does not own, and its clones
+    // take their own (`clone`).
+    let waker = unsafe { Waker::from_raw(RawWaker::new(data, &VTABLE)) };
+    Borrowed {
+        waker: ManuallyDrop::new(waker),
+        task: PhantomData,
+    }
 }
 
-#[cfg(not(causim_loom))]
-impl std::task::Wake for Task {
-    fn wake(self: Arc<Self>) {
-        Task::wake_by_ref(&self);
-    }
+/// A [`Waker`] lent by a task's `Arc`; see [`borrowed`].
+pub(crate) struct Borrowed<'a> {
+    /// The waker; never dropped, as it owns no reference.
+    waker: ManuallyDrop<Waker>,
+    /// The `Arc` it borrows from.
+    task: PhantomData<&'a Arc<Task>>,
+}
 
-    fn wake_by_ref(self: &Arc<Self>) {
-        Task::wake_by_ref(self);
+impl Deref for Borrowed<'_> {
+    type Target = Waker;
+
+    fn deref(&self) -> &Waker {
+        &self.waker
     }
 }
 
-/// A waker for `task`.
-#[cfg(causim_loom)]
-pub(crate) fn waker(task: Arc<Task>) -> Waker {
-    loom_waker::waker(task)
+/// Clones the waker: one more reference.
+///
+/// # Safety
+///
+/// `data` points to the `Task` of a live `Arc<Task>` (a reference owned by
+/// the waker, or borrowed by it for longer than this call).
+unsafe fn clone(data: *const ()) -> RawWaker {
+    // SAFETY: per the contract, `data` is a live `Arc<Task>` pointer.
+    unsafe { Arc::increment_strong_count(data.cast::<Task>()) };
+    RawWaker::new(data, &VTABLE)
 }
 
-/// A raw waker over loom's `Arc<Task>`.
-#[cfg(causim_loom)]
-mod loom_waker {
-    use std::mem::ManuallyDrop;
-    use std::task::{RawWaker, RawWakerVTable, Waker};
+/// Wakes, consuming the reference.
+///
+/// # Safety
+///
+/// As for [`clone`], and the waker owns its reference (only clones are
+/// consumed: a [`Borrowed`] waker is never dropped or woken by value).
+unsafe fn wake(data: *const ()) {
+    // SAFETY: per the contract, we own this reference.
+    let task = unsafe { Arc::from_raw(data.cast::<Task>()) };
+    Task::wake_by_ref(&task);
+}
 
-    use super::{Arc, Task};
+/// Wakes, keeping the reference.
+///
+/// # Safety
+///
+/// As for [`clone`].
+unsafe fn wake_by_ref(data: *const ()) {
+    // SAFETY: per the contract `data` is live; `ManuallyDrop` keeps the
+    // reference, owned or borrowed, where it is.
+    let task = ManuallyDrop::new(unsafe { Arc::from_raw(data.cast::<Task>()) });
+    Task::wake_by_ref(&task);
+}
 
-    /// The waker functions.
-    static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, drop_waker);
-
-    /// A waker owning one reference to `task`.
-    pub(super) fn waker(task: Arc<Task>) -> Waker {
-        let data = Arc::into_raw(task).cast::<()>();
-        // SAFETY: `data` is an owned reference to a `Task` made by
-        // `Arc::into_raw`, which is what every function of `VTABLE` expects.
-        unsafe { Waker::from_raw(RawWaker::new(data, &VTABLE)) }
-    }
-
-    /// Clones the waker: one more reference.
-    ///
-    /// # Safety
-    ///
-    /// `data` comes from [`waker`] and its reference is still owned.
-    unsafe fn clone(data: *const ()) -> RawWaker {
-        // SAFETY: per the contract, `data` is a live `Arc<Task>` pointer.
-        unsafe { Arc::increment_strong_count(data.cast::<Task>()) };
-        RawWaker::new(data, &VTABLE)
-    }
-
-    /// Wakes, consuming the reference.
-    ///
-    /// # Safety
-    ///
-    /// As for [`clone`]; the reference is given up.
-    unsafe fn wake(data: *const ()) {
-        // SAFETY: per the contract, we own this reference.
-        let task = unsafe { Arc::from_raw(data.cast::<Task>()) };
-        Task::wake_by_ref(&task);
-    }
-
-    /// Wakes, keeping the reference.
-    ///
-    /// # Safety
-    ///
-    /// As for [`clone`].
-    unsafe fn wake_by_ref(data: *const ()) {
-        // SAFETY: per the contract `data` is live; `ManuallyDrop` keeps the
-        // reference owned by the waker.
-        let task = ManuallyDrop::new(unsafe { Arc::from_raw(data.cast::<Task>()) });
-        Task::wake_by_ref(&task);
-    }
-
-    /// Drops the waker's reference.
-    ///
-    /// # Safety
-    ///
-    /// As for [`clone`]; the reference is given up.
-    unsafe fn drop_waker(data: *const ()) {
-        // SAFETY: per the contract, we own this reference.
-        drop(unsafe { Arc::from_raw(data.cast::<Task>()) });
-    }
+/// Drops the waker's reference.
+///
+/// # Safety
+///
+/// As for [`wake`].
+unsafe fn drop_waker(data: *const ()) {
+    // SAFETY: per the contract, we own this reference.
+    drop(unsafe { Arc::from_raw(data.cast::<Task>()) });
 }

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use super::context::WorkerContext;
 use super::task::{AfterPoll, Task};
-use super::waker::waker;
+use super::waker;
 use crate::executor::current;
 use crate::executor::{panic_message, TaskMeta};
 use crate::sync::thread;
@@ -136,7 +136,7 @@ pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
     let Some(future) = cell.future.as_mut() else {
         return;
     };
-    let waker = waker(task.clone());
+    let waker = waker::borrowed(&task);
     let mut task_cx = Context::from_waker(&waker);
     let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut task_cx)));
     // File what the ports noted during the poll under this task.

@@ -86,6 +86,13 @@ impl LocalQueue {
         self.with_ids(VecDeque::pop_front).flatten()
     }
 
+    /// The two oldest ids, if any.
+    #[inline]
+    pub(super) fn peek_two(&self, _running: &Running) -> (Option<usize>, Option<usize>) {
+        self.with_ids(|ids| (ids.front().copied(), ids.get(1).copied()))
+            .unwrap_or_default()
+    }
+
     /// Puts `id` back at the front.
     pub(super) fn push_front(&self, _running: &Running, id: usize) {
         self.with_ids(|ids| ids.push_front(id));
