@@ -77,6 +77,28 @@ pub(crate) mod thread {
     {
         loom::thread::Builder::new().name(name).spawn(f)
     }
+
+    /// Waits up to `grace` for every thread of `handles` to return; true
+    /// if they all did.
+    #[cfg(not(causim_loom))]
+    pub(crate) fn finish_within(handles: &[JoinHandle<()>], grace: std::time::Duration) -> bool {
+        let started = std::time::Instant::now();
+        loop {
+            if handles.iter().all(JoinHandle::is_finished) {
+                return true;
+            }
+            if started.elapsed() >= grace {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// Loom has no clock and cannot tell: no, unless there is no thread.
+    #[cfg(causim_loom)]
+    pub(crate) fn finish_within(handles: &[JoinHandle<()>], _grace: std::time::Duration) -> bool {
+        handles.is_empty()
+    }
 }
 
 /// Parks one worker's thread until another thread unparks it.

@@ -101,3 +101,41 @@ fn set_timeout_applies_to_later_calls() {
     assert!(matches!(error, SimulationError::Timeout { .. }));
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+#[test]
+fn a_timed_out_bench_still_frees_its_models() {
+    // The models hold this token (in a connection's closure) until they
+    // are dropped.
+    let token = std::sync::Arc::new(());
+    let (ping_mbox, pong_mbox) = (Mailbox::new(), Mailbox::new());
+    let (mut ping, mut pong) = (Forwarder::<u64>::new(), Forwarder::<u64>::new());
+    let held = token.clone();
+    ping.out.map_connect(
+        move |n: u64| {
+            let _ = &held;
+            n + 1
+        },
+        Forwarder::ports().input,
+        &pong_mbox,
+    );
+    pong.out
+        .map_connect(|n: u64| n + 1, Forwarder::ports().input, &ping_mbox);
+    let addr = ping_mbox.address();
+    let mut simu = sim_init()
+        .with_timeout(Duration::from_millis(50))
+        .add_model(ping, ping_mbox, "ping")
+        .add_model(pong, pong_mbox, "pong")
+        .init(SimTime::ZERO)
+        .unwrap();
+    let error = simu
+        .process_event(Forwarder::ports().input, 0, &addr)
+        .unwrap_err();
+    assert!(
+        matches!(error, SimulationError::Timeout { .. }),
+        "{error:?}"
+    );
+    drop(simu);
+    // Every worker came back from its model after the timeout: the
+    // teardown dropped the models rather than leaving them behind.
+    assert_eq!(std::sync::Arc::strong_count(&token), 1);
+}

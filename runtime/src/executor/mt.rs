@@ -32,7 +32,7 @@ pub(crate) mod worker;
 mod loom_tests;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::current::Unbound;
 use super::st::{RunError, Stuck, TaskFuture};
@@ -41,10 +41,15 @@ use crate::sync::thread::{self, JoinHandle};
 use crate::sync::work_queue::Worker;
 use crate::sync::Arc;
 use shared::Shared;
-use task::Task;
+use task::{Task, TaskRef};
 
 /// Capacity of each worker's own queue; more goes to the injector.
 const LOCAL_QUEUE_CAPACITY: usize = 256;
+
+/// How long a timed-out executor's teardown waits for its workers to come
+/// back from the models they poll before it leaves them (and the tasks)
+/// behind.
+const TIMED_OUT_GRACE: Duration = Duration::from_millis(200);
 
 /// How many polls of the calling thread run between two looks at the clock.
 const POLLS_PER_DEADLINE_CHECK: u32 = 64;
@@ -94,7 +99,9 @@ impl Executor {
     pub(crate) fn spawn(&mut self, future: TaskFuture, meta: TaskMeta) {
         self.compact();
         let task = Arc::new(Task::new_scheduled(future, meta, self.shared.clone()));
-        self.tasks.push(task.clone());
+        // The list keeps the task alive while it is queued (see `TaskRef`).
+        self.tasks.push(task);
+        let task = TaskRef::new(&self.tasks[self.tasks.len() - 1]);
         match &mut self.main {
             Some(home) => home.push(&self.shared, task),
             None => {
@@ -171,19 +178,18 @@ impl Executor {
 
 /// `task`, if it is neither finished nor waiting on an empty mailbox.
 fn stuck_task(task: &Task) -> Option<Stuck> {
-    let cell = crate::sync::lock(&task.cell);
-    cell.future.as_ref()?;
+    if task.is_done() {
+        return None;
+    }
     (!task.probe.is_idle()).then(|| Stuck {
         meta: TaskMeta::of(&task.probe),
-        waiting: cell.waiting.clone(),
+        waiting: task.waiting(),
     })
 }
 
-/// True unless the task finished (or is being polled right now).
+/// True unless the task finished.
 fn is_live(task: &Task) -> bool {
-    task.cell
-        .try_lock()
-        .map_or(true, |cell| cell.future.is_some())
+    !task.is_done()
 }
 
 /// Spawns worker `index` with its queue; `None` if the OS refuses a thread
@@ -191,7 +197,7 @@ fn is_live(task: &Task) -> bool {
 fn spawn_worker(
     shared: &Arc<Shared>,
     index: usize,
-    local: Worker<Arc<Task>>,
+    local: Worker<TaskRef>,
 ) -> Option<JoinHandle<()>> {
     let shared = shared.clone();
     let name = format!("causim-worker-{index}");
@@ -268,9 +274,13 @@ impl Drop for Executor {
         if !self.timed_out {
             // A model panic is caught inside the worker: joining is quick.
             workers.into_iter().for_each(|w| drop(w.join()));
+        } else if !thread::finish_within(&workers, TIMED_OUT_GRACE) {
+            // After a timeout a worker may be stuck in a model that never
+            // returns: it is left to exit on its own when (if) it does, and
+            // the tasks stay allocated, as that worker may still touch the
+            // one it polls when it comes back (see `TaskRef`).
+            std::mem::forget(std::mem::take(&mut self.tasks));
         }
-        // After a timeout a worker may be stuck in a model that never
-        // returns: it is left to exit on its own when (if) it does.
         if let Some(home) = &self.main {
             while home.local.pop().is_some() {}
         }
@@ -278,11 +288,8 @@ impl Drop for Executor {
         // Futures hold wakers of tasks (their own, through their mailbox):
         // dropping them here breaks those cycles.
         for task in self.tasks.drain(..) {
-            let future = match task.cell.try_lock() {
-                Ok(mut cell) => cell.future.take(),
-                Err(_) => None,
-            };
-            task.finish();
+            // A task a stuck worker is polling keeps its future.
+            let future = task.take_down();
             let _ = catch_unwind(AssertUnwindSafe(move || drop(future)));
         }
         // Dropping them may have woken tasks onto the injector.

@@ -11,7 +11,7 @@
 use std::cell::{Cell, RefCell};
 
 use super::shared::Shared;
-use super::task::Task;
+use super::task::TaskRef;
 use crate::sync::work_queue::Worker;
 use crate::sync::Arc;
 
@@ -22,7 +22,7 @@ pub(crate) struct WorkerContext {
     /// Its index in the executor's slots (0: the calling thread).
     pub(crate) index: usize,
     /// Its own run queue.
-    pub(crate) local: Worker<Arc<Task>>,
+    pub(crate) local: Worker<TaskRef>,
     /// True while the worker holds its *lease*: one unit of the executor's
     /// activity count that covers every task in its own queue and the one
     /// it polls (see [`shared`](super::shared)).
@@ -33,20 +33,20 @@ pub(crate) struct WorkerContext {
 /// worker 0: between calls into the simulation).
 pub(crate) struct Home {
     /// The run queue.
-    pub(crate) local: Worker<Arc<Task>>,
+    pub(crate) local: Worker<TaskRef>,
     /// True if the lease is held (tasks are queued in `local`).
     pub(crate) busy: bool,
 }
 
 impl Home {
     /// A home for `local`, with no lease.
-    pub(crate) fn new(local: Worker<Arc<Task>>) -> Self {
+    pub(crate) fn new(local: Worker<TaskRef>) -> Self {
         Home { local, busy: false }
     }
 
     /// Queues `task` from outside the worker (spawning), taking the lease
     /// first if needed; a full queue sends it to the injector.
-    pub(crate) fn push(&mut self, shared: &Shared, task: Arc<Task>) {
+    pub(crate) fn push(&mut self, shared: &Shared, task: TaskRef) {
         if !self.busy {
             shared.count_active();
             self.busy = true;

@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 
 use super::context::{self, WorkerContext};
 use super::sleepers::Sleepers;
-use super::task::Task;
+use super::task::{Task, TaskRef};
 use crate::executor::current::Unbound;
 use crate::executor::TaskMeta;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -40,7 +40,7 @@ use crate::sync::{lock, Arc, Mutex, Parker};
 /// What other threads know about one worker.
 pub(crate) struct Slot {
     /// Steals from the worker's own queue.
-    pub(crate) stealer: Stealer<Arc<Task>>,
+    pub(crate) stealer: Stealer<TaskRef>,
     /// Where the worker parks (for worker 0: the thread that called in
     /// last).
     pub(crate) parker: Parker,
@@ -66,7 +66,7 @@ pub(crate) struct Failure {
 pub(crate) struct Shared {
     /// Tasks queued from outside a worker, or that overflowed a local
     /// queue.
-    injector: Mutex<VecDeque<Arc<Task>>>,
+    injector: Mutex<VecDeque<TaskRef>>,
     /// Length of `injector`, readable without the lock.
     injected: AtomicUsize,
     /// Tasks queued or being polled.
@@ -92,7 +92,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// Shared state for workers with these stealers (index 0 first).
-    pub(crate) fn new(stealers: Vec<Stealer<Arc<Task>>>) -> Self {
+    pub(crate) fn new(stealers: Vec<Stealer<TaskRef>>) -> Self {
         Shared {
             injector: Mutex::new(VecDeque::new()),
             injected: AtomicUsize::new(0),
@@ -114,11 +114,18 @@ impl Shared {
     }
 
     /// Lists `task` as a deadlock candidate, once per step.
-    pub(crate) fn list_candidate(&self, task: &Arc<Task>) {
+    ///
+    /// # Safety
+    ///
+    /// As for [`TaskRef::get`]: the caller holds the task.
+    pub(crate) unsafe fn list_candidate(&self, task: TaskRef) {
+        // SAFETY: per the contract, the task is alive.
+        let listed = &unsafe { task.get() }.listed;
         // A load first: a task polled again in the same step (the common
         // case) costs no read-modify-write.
-        if !task.listed.load(Ordering::Relaxed) && !task.listed.swap(true, Ordering::Relaxed) {
-            lock(&self.candidates).push(task.clone());
+        if !listed.load(Ordering::Relaxed) && !listed.swap(true, Ordering::Relaxed) {
+            // SAFETY: as above.
+            lock(&self.candidates).push(unsafe { task.to_arc() });
         }
     }
 
@@ -133,11 +140,13 @@ impl Shared {
 
     /// Queues a task that was just woken from idle, on this thread's queue
     /// if it is one of our workers, else on the injector.
-    pub(crate) fn schedule_woken(task: Arc<Task>) {
+    pub(crate) fn schedule_woken(task: TaskRef) {
+        // SAFETY: only a waker of the task calls this, with a counted
+        // reference (its own or the one it borrows) held meanwhile.
+        let shared = &unsafe { task.get() }.shared;
         context::with(|cx| match cx {
-            Some(cx) if Arc::ptr_eq(&cx.shared, &task.shared) => cx.push_local(task),
+            Some(cx) if Arc::ptr_eq(&cx.shared, shared) => cx.push_local(task),
             _ => {
-                let shared = task.shared.clone();
                 shared.count_active();
                 shared.inject(task);
                 shared.notify_one();
@@ -164,14 +173,14 @@ impl Shared {
     }
 
     /// Puts a task on the injector.
-    pub(crate) fn inject(&self, task: Arc<Task>) {
+    pub(crate) fn inject(&self, task: TaskRef) {
         let mut injector = lock(&self.injector);
         injector.push_back(task);
         self.injected.store(injector.len(), Ordering::Release);
     }
 
     /// Takes the oldest injected task.
-    pub(crate) fn pop_injected(&self) -> Option<Arc<Task>> {
+    pub(crate) fn pop_injected(&self) -> Option<TaskRef> {
         if self.injected.load(Ordering::Acquire) == 0 {
             return None;
         }
@@ -194,7 +203,7 @@ impl Shared {
     }
 
     /// Takes every injected task (on teardown).
-    pub(crate) fn drain_injected(&self) -> VecDeque<Arc<Task>> {
+    pub(crate) fn drain_injected(&self) -> VecDeque<TaskRef> {
         let mut injector = lock(&self.injector);
         self.injected.store(0, Ordering::Release);
         std::mem::take(&mut *injector)
@@ -271,7 +280,7 @@ impl WorkerContext {
     /// taken if needed), waking a sleeper when there is now more than this
     /// worker will take next. A full queue sends the task to the injector,
     /// where it counts for itself.
-    pub(crate) fn push_local(&self, task: Arc<Task>) {
+    pub(crate) fn push_local(&self, task: TaskRef) {
         self.lease();
         let had_work = !self.local.is_empty();
         match self.local.push(task) {

@@ -22,10 +22,11 @@ static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, dr
 /// A waker lent by `task`'s `Arc` for as long as the borrow: it owns no
 /// reference (making and dropping it costs no atomic operation); clones
 /// own one each.
-pub(crate) fn borrowed(task: &Arc<Task>) -> Borrowed<'_> {
-    let data = Arc::as_ptr(task).cast::<()>();
-    // SAFETY: `data` points to the `Task` inside a live `Arc`, which the
-    // borrow keeps alive as long as the waker; `ManuallyDrop` keeps the
+pub(crate) fn borrowed(task: &Task) -> Borrowed<'_> {
+    let data = (task as *const Task).cast::<()>();
+    // SAFETY: `data` points to the `Task` inside a live `Arc` (every task
+    // is made by `Arc::new`), which the borrow keeps alive as long as the
+    // waker; `ManuallyDrop` keeps the
     // waker from giving up a reference it does not own, and its clones
     // take their own (`clone`).
     let waker = unsafe { Waker::from_raw(RawWaker::new(data, &VTABLE)) };
@@ -40,7 +41,7 @@ pub(crate) struct Borrowed<'a> {
     /// The waker; never dropped, as it owns no reference.
     waker: ManuallyDrop<Waker>,
     /// The `Arc` it borrows from.
-    task: PhantomData<&'a Arc<Task>>,
+    task: PhantomData<&'a Task>,
 }
 
 impl Deref for Borrowed<'_> {

@@ -11,13 +11,12 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use super::context::WorkerContext;
-use super::task::{AfterPoll, Task};
+use super::task::{AfterPoll, Task, TaskRef};
 use super::waker;
 use crate::executor::current;
 use crate::executor::{panic_message, TaskMeta};
 use crate::sync::thread;
 use crate::sync::work_queue::StealError;
-use crate::sync::{lock, Arc};
 
 /// How many times a worker retries stealing from queues that were busy.
 const STEAL_RETRIES: usize = 3;
@@ -36,7 +35,7 @@ pub(crate) fn work(cx: &WorkerContext) {
 }
 
 /// The next task to poll, unless polling has stopped.
-pub(crate) fn next_task(cx: &WorkerContext) -> Option<Arc<Task>> {
+pub(crate) fn next_task(cx: &WorkerContext) -> Option<TaskRef> {
     if cx.shared.is_stopped() {
         return None;
     }
@@ -53,7 +52,7 @@ pub(crate) fn next_task(cx: &WorkerContext) -> Option<Arc<Task>> {
 /// only after seeing its queue empty, cannot bring the count to zero while
 /// the stolen tasks are in flight. A failed steal gives back a lease taken
 /// for it, so a worker comes out as busy as it went in.
-fn find_task(cx: &WorkerContext) -> Option<Arc<Task>> {
+fn find_task(cx: &WorkerContext) -> Option<TaskRef> {
     if let Some(task) = cx.local.pop() {
         return Some(task);
     }
@@ -76,7 +75,7 @@ fn find_task(cx: &WorkerContext) -> Option<Arc<Task>> {
 }
 
 /// Steals half of another worker's queue and takes one of its tasks.
-fn steal(cx: &WorkerContext) -> Option<Arc<Task>> {
+fn steal(cx: &WorkerContext) -> Option<TaskRef> {
     let slots = &cx.shared.slots;
     for _ in 0..STEAL_RETRIES {
         let mut busy = false;
@@ -130,15 +129,29 @@ pub(crate) fn park(cx: &WorkerContext, deadline: Option<Instant>) {
 }
 
 /// Polls `task` once and files the outcome.
-pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
-    task.start_poll();
-    let mut cell = lock(&task.cell);
-    let Some(future) = cell.future.as_mut() else {
+pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
+    // SAFETY: the task was in a run queue and is now held by this worker,
+    // which moves it to `DONE` only in `retire`, its last use of `task`.
+    let task = unsafe { queued.get() };
+    if !task.start_poll() {
+        return; // taken down by the executor's teardown
+    }
+    let waker = waker::borrowed(task);
+    let mut task_cx = Context::from_waker(&waker);
+    // SAFETY: `start_poll` succeeded: this worker holds the task until
+    // `end_poll` or `finish` below.
+    let outcome = unsafe {
+        task.with_future(|future| {
+            let future = future.as_mut()?;
+            Some(catch_unwind(AssertUnwindSafe(|| {
+                future.as_mut().poll(&mut task_cx)
+            })))
+        })
+    };
+    let Some(outcome) = outcome else {
+        task.finish(); // no future: finished before
         return;
     };
-    let waker = waker::borrowed(&task);
-    let mut task_cx = Context::from_waker(&waker);
-    let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut task_cx)));
     // File what the ports noted during the poll under this task.
     let report = current::take();
     if let Some(unbound) = report.unbound {
@@ -146,34 +159,33 @@ pub(crate) fn run_task(cx: &WorkerContext, task: Arc<Task>) {
     }
     match outcome {
         Ok(Poll::Pending) => {
-            cell.waiting = report.waiting;
-            drop(cell);
-            cx.shared.list_candidate(&task);
+            // SAFETY: still held (see above).
+            unsafe { task.file_waiting(report.waiting) };
+            // SAFETY: as above.
+            unsafe { cx.shared.list_candidate(queued) };
             // An idle task leaves the count as it is: the worker's lease
             // covered it and still covers the worker.
             if task.end_poll() == AfterPoll::Requeue {
-                cx.push_local(task);
+                cx.push_local(queued);
             }
         }
-        Ok(Poll::Ready(())) => {
-            let future = cell.future.take();
-            drop(cell);
-            retire(&task, future);
-        }
+        Ok(Poll::Ready(())) => retire(task),
         Err(payload) => {
             let message = panic_message(&*payload);
             let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
             cx.shared.fail(TaskMeta::of(&task.probe), message);
-            let future = cell.future.take();
-            drop(cell);
-            retire(&task, future);
+            retire(task);
         }
     }
 }
 
-/// Finishes a task: no more wake-ups, and its future dropped (a panic in
-/// its destructor is contained).
-fn retire(task: &Task, future: Option<crate::executor::st::TaskFuture>) {
-    task.finish();
+/// Finishes a task held by this worker: its future dropped (a panic in
+/// its destructor is contained), and no more wake-ups. Marking it `DONE`
+/// is the worker's last touch of the task: the executor may free it from
+/// then on (see [`TaskRef`]).
+fn retire(task: &Task) {
+    // SAFETY: the caller (`run_task`) holds the task until `finish` below.
+    let future = unsafe { task.with_future(Option::take) };
     let _ = catch_unwind(AssertUnwindSafe(move || drop(future)));
+    task.finish();
 }
