@@ -44,6 +44,9 @@ impl<M: Model> Mailbox<M> {
     }
 
     /// A mailbox holding at most `capacity` messages (at least one).
+    ///
+    /// A `capacity` of zero is taken as one, and one above `2^31 - 1` (a
+    /// ring larger than memory) as `2^31 - 1`.
     pub fn with_capacity(capacity: usize) -> Self {
         Mailbox {
             channel: Arc::new(Channel::new(capacity)),

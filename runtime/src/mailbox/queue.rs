@@ -23,7 +23,10 @@
 //!
 //! Positions encode `(lap, index)` as `lap * one_lap + index`, with
 //! `one_lap` a power of two above the capacity, so any capacity works (not
-//! only powers of two). The two bits just above the index bits of `tail`
+//! only powers of two). The geometry is kept in 8 bytes, the capacity and
+//! the closed mark as `u32`, from which the index mask and `one_lap` are one
+//! subtraction or shift away, as cheap as loading them: a mailbox per model
+//! makes every byte count. The two bits just above the index bits of `tail`
 //! are flags: *closed* (set once, when the consumer goes away) and
 //! *unopened* (set from the start until [`ArrayQueue::open`]; the mailbox
 //! opens its queue when its model is added to a bench). While either is
@@ -69,22 +72,31 @@ struct Slot<T> {
     value: UnsafeCell<MaybeUninit<Option<T>>>,
 }
 
+/// The largest capacity of a queue, `2^31 - 1`; larger requests are
+/// clamped to it.
+///
+/// The closed mark, the power of two above the capacity, is stored as a
+/// `u32`; a ring this large would not fit in memory anyway.
+pub(crate) const MAX_CAPACITY: usize = (1 << 31) - 1;
+
 /// A bounded multi-producer, single-consumer queue.
+///
+/// `repr(C)`, in the order a claim and a pop read it: the positions, the
+/// ring, then the geometry, all in 32 bytes.
+#[repr(C)]
 pub(crate) struct ArrayQueue<T> {
-    /// Next position to claim, plus the closed mark.
+    /// Next position to claim, plus the closed and unopened marks.
     tail: AtomicUsize,
     /// Next position to read; written by the consumer only.
     head: AtomicUsize,
     /// The first slot of the ring (a `Box<[Slot<T>]>` of `capacity`
     /// slots), or null until the first claim allocates it.
     slots: AtomicPtr<Slot<T>>,
-    /// The number of slots.
-    capacity: usize,
-    /// The closed mark in `tail`; also one more than the largest index.
-    /// The bit above it is the unopened mark.
-    mark_bit: usize,
-    /// The distance between the same index in two consecutive laps.
-    one_lap: usize,
+    /// The number of slots, `1..=MAX_CAPACITY`.
+    capacity: u32,
+    /// The closed mark in `tail`, the smallest power of two above
+    /// `capacity` (see [`mark_bit`](Self::mark_bit)).
+    mark_bit: u32,
 }
 
 // SAFETY: the queue hands each `T` from one thread to another exactly once
@@ -96,19 +108,47 @@ unsafe impl<T: Send> Send for ArrayQueue<T> {}
 unsafe impl<T: Send> Sync for ArrayQueue<T> {}
 
 impl<T> ArrayQueue<T> {
-    /// An unopened queue of `capacity` slots (at least one): claims fail
-    /// with [`ClaimError::Unopened`] until [`open`](ArrayQueue::open).
+    /// An unopened queue of `capacity` slots, clamped to
+    /// `1..=MAX_CAPACITY`: claims fail with [`ClaimError::Unopened`] until
+    /// [`open`](ArrayQueue::open).
     pub(crate) fn new(capacity: usize) -> Self {
-        let capacity = capacity.max(1);
+        let capacity = capacity.clamp(1, MAX_CAPACITY) as u32;
+        // At most 2^31: `MAX_CAPACITY` is one less.
         let mark_bit = (capacity + 1).next_power_of_two();
+        // Position 0 of lap 0, with the unopened mark (see `unopened_bit`).
+        let unopened = (mark_bit as usize) << 1;
         ArrayQueue {
-            tail: AtomicUsize::new(mark_bit << 1),
+            tail: AtomicUsize::new(unopened),
             head: AtomicUsize::new(0),
             slots: AtomicPtr::new(ptr::null_mut()),
             capacity,
             mark_bit,
-            one_lap: mark_bit << 2,
         }
+    }
+
+    /// The closed mark in `tail`; also one more than the largest index.
+    /// The bit above it is the unopened mark.
+    #[inline(always)]
+    fn mark_bit(&self) -> usize {
+        self.mark_bit as usize
+    }
+
+    /// The index bits of a position.
+    #[inline(always)]
+    fn index_mask(&self) -> usize {
+        self.mark_bit() - 1
+    }
+
+    /// The distance between the same index in two consecutive laps.
+    #[inline(always)]
+    fn one_lap(&self) -> usize {
+        self.mark_bit() << 2
+    }
+
+    /// The index of position `pos` in the ring.
+    #[inline(always)]
+    fn index(&self, pos: usize) -> usize {
+        pos & self.index_mask()
     }
 
     /// Lets producers claim slots (unless the queue is closed already).
@@ -119,13 +159,13 @@ impl<T> ArrayQueue<T> {
     /// The unopened mark in `tail`.
     #[inline]
     fn unopened_bit(&self) -> usize {
-        self.mark_bit << 1
+        self.mark_bit() << 1
     }
 
     /// Both marks of `tail`: closed and unopened.
     #[inline]
     fn flag_bits(&self) -> usize {
-        self.mark_bit | self.unopened_bit()
+        self.mark_bit() | self.unopened_bit()
     }
 
     /// `tail` without its marks: a position.
@@ -136,7 +176,7 @@ impl<T> ArrayQueue<T> {
 
     /// The number of slots.
     pub(crate) fn capacity(&self) -> usize {
-        self.capacity
+        self.capacity as usize
     }
 
     /// The ring, if allocated.
@@ -150,7 +190,7 @@ impl<T> ArrayQueue<T> {
         // a leaked `Box<[Slot<T>]>` of `capacity` slots (the Acquire load
         // pairs with its Release exchange, so the slots' initialisation is
         // visible), and it is only freed in `drop`, which has `&mut self`.
-        Some(unsafe { std::slice::from_raw_parts(first, self.capacity) })
+        Some(unsafe { std::slice::from_raw_parts(first, self.capacity()) })
     }
 
     /// The ring, allocated on first use.
@@ -166,7 +206,8 @@ impl<T> ArrayQueue<T> {
     /// first; returns the installed one.
     #[cold]
     fn allocate_ring(&self) -> &[Slot<T>] {
-        let fresh: Box<[Slot<T>]> = (0..self.capacity)
+        let capacity = self.capacity();
+        let fresh: Box<[Slot<T>]> = (0..capacity)
             .map(|i| Slot {
                 stamp: AtomicUsize::new(i),
                 value: UnsafeCell::new(MaybeUninit::uninit()),
@@ -183,24 +224,23 @@ impl<T> ArrayQueue<T> {
             Err(theirs) => {
                 // SAFETY: `fresh` came from `Box::into_raw` just above and
                 // was never shared: the exchange failed.
-                drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(fresh, self.capacity)) });
+                drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(fresh, capacity)) });
                 theirs
             }
         };
         // SAFETY: `installed` is the ring in `slots` (ours or the one that
         // won), a live `Box<[Slot<T>]>` of `capacity` slots freed only by
         // `drop`, which has `&mut self`.
-        unsafe { std::slice::from_raw_parts(installed, self.capacity) }
+        unsafe { std::slice::from_raw_parts(installed, capacity) }
     }
 
     /// The position after `pos`.
     #[inline]
     fn next(&self, pos: usize) -> usize {
-        let index = pos & (self.mark_bit - 1);
-        if index + 1 < self.capacity {
+        if self.index(pos) + 1 < self.capacity() {
             pos + 1
         } else {
-            (pos & !(self.one_lap - 1)).wrapping_add(self.one_lap)
+            (pos & !(self.one_lap() - 1)).wrapping_add(self.one_lap())
         }
     }
 
@@ -227,7 +267,7 @@ impl<T> ArrayQueue<T> {
         // Computed before the Acquire loads below, past which the compiler
         // would load the queue's constant fields again.
         let next = self.next(tail);
-        let index = tail & (self.mark_bit - 1);
+        let index = self.index(tail);
         // One test for both marks (closed, unopened).
         if tail & self.flag_bits() != 0 {
             return None;
@@ -254,16 +294,16 @@ impl<T> ArrayQueue<T> {
             // is still reported as never added.
             return Err(ClaimError::Unopened);
         }
-        if tail & self.mark_bit != 0 {
+        if tail & self.mark_bit() != 0 {
             // Checked before the ring: a closed queue never allocates.
             return Err(ClaimError::Closed);
         }
         let ring = self.ring_or_allocate();
         loop {
-            if tail & self.mark_bit != 0 {
+            if tail & self.mark_bit() != 0 {
                 return Err(ClaimError::Closed);
             }
-            let slot = &ring[tail & (self.mark_bit - 1)];
+            let slot = &ring[self.index(tail)];
             let stamp = slot.stamp.load(Ordering::Acquire);
             if stamp == tail {
                 // The slot is free for this position: try to take it.
@@ -280,7 +320,7 @@ impl<T> ArrayQueue<T> {
                 // The slot is still in use: full, unless `tail` moved on.
                 fence(Ordering::SeqCst);
                 let head = self.head.load(Ordering::Acquire);
-                if head.wrapping_add(self.one_lap) == tail {
+                if head.wrapping_add(self.one_lap()) == tail {
                     return Err(ClaimError::Full);
                 }
                 let current = self.tail.load(Ordering::Relaxed);
@@ -308,8 +348,8 @@ impl<T> ArrayQueue<T> {
             let head = self.head.load(Ordering::Relaxed);
             // Before the Acquire load (see `try_claim`).
             let next = self.next(head);
-            let next_lap = head.wrapping_add(self.one_lap);
-            let slot = &ring[head & (self.mark_bit - 1)];
+            let next_lap = head.wrapping_add(self.one_lap());
+            let slot = &ring[self.index(head)];
             if slot.stamp.load(Ordering::Acquire) != head.wrapping_add(1) {
                 return None;
             }
@@ -329,7 +369,8 @@ impl<T> ArrayQueue<T> {
     /// Marks the queue closed: every later claim fails. True if it was
     /// open.
     pub(crate) fn close(&self) -> bool {
-        self.tail.fetch_or(self.mark_bit, Ordering::SeqCst) & self.mark_bit == 0
+        let mark_bit = self.mark_bit();
+        self.tail.fetch_or(mark_bit, Ordering::SeqCst) & mark_bit == 0
     }
 
     /// Drops every message of a closed queue, waiting for producers that
@@ -359,16 +400,16 @@ impl<T> ArrayQueue<T> {
             if self.position(self.tail.load(Ordering::SeqCst)) != tail {
                 continue;
             }
-            let hix = head & (self.mark_bit - 1);
-            let tix = tail & (self.mark_bit - 1);
+            let hix = self.index(head);
+            let tix = self.index(tail);
             return if hix < tix {
                 tix - hix
             } else if hix > tix {
-                self.capacity - hix + tix
+                self.capacity() - hix + tix
             } else if tail == head {
                 0
             } else {
-                self.capacity
+                self.capacity()
             };
         }
     }
@@ -384,7 +425,7 @@ impl<T> Drop for ArrayQueue<T> {
         let tail = self.position(self.tail.load(Ordering::Relaxed));
         let mut pos = self.head.load(Ordering::Relaxed);
         while pos != tail {
-            let slot = &ring[pos & (self.mark_bit - 1)];
+            let slot = &ring[self.index(pos)];
             if slot.stamp.load(Ordering::Relaxed) == pos.wrapping_add(1) {
                 // SAFETY: the stamp says the slot is initialised, and it is
                 // dropped once: we move past it right after.
@@ -397,7 +438,7 @@ impl<T> Drop for ArrayQueue<T> {
         // leaked `Box<[Slot<T>]>` of `capacity` slots; `&mut self` means
         // nobody else can reach it any more, and its values were dropped
         // above.
-        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(first, self.capacity)) });
+        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(first, self.capacity())) });
     }
 }
 
@@ -703,6 +744,76 @@ mod tests {
         unsafe { queue.drain_closed() };
         queue.open();
         assert_eq!(queue.claim().err(), Some(ClaimError::Closed));
+    }
+
+    /// The capacities the geometry tests run at: the smallest, powers of
+    /// two and their neighbours (a full ring, one spare index), a large one.
+    const CAPACITIES: [usize; 7] = [1, 2, 3, 15, 16, 17, 1000];
+
+    #[test]
+    fn the_packed_geometry_matches_the_capacity() {
+        for capacity in CAPACITIES {
+            let queue = ArrayQueue::<u32>::new(capacity);
+            let mark_bit = (capacity + 1).next_power_of_two();
+            assert_eq!(queue.capacity(), capacity);
+            assert_eq!(queue.mark_bit(), mark_bit, "capacity {capacity}");
+            assert_eq!(queue.index_mask(), mark_bit - 1);
+            assert_eq!(queue.one_lap(), mark_bit << 2);
+            assert_eq!(queue.unopened_bit(), mark_bit << 1);
+        }
+        assert_eq!(ArrayQueue::<u32>::new(0).capacity(), 1, "at least one slot");
+    }
+
+    #[test]
+    fn a_capacity_above_the_maximum_is_clamped() {
+        // Never claimed: the ring of such a queue would not fit in memory.
+        for capacity in [MAX_CAPACITY, MAX_CAPACITY + 1, usize::MAX] {
+            let queue = ArrayQueue::<u32>::new(capacity);
+            assert_eq!(queue.capacity(), MAX_CAPACITY);
+            assert_eq!(queue.mark_bit(), 1 << 31);
+            assert_eq!(queue.one_lap(), 1 << 33);
+            assert_eq!(queue.claim().err(), Some(ClaimError::Unopened));
+            assert!(queue.close());
+        }
+    }
+
+    #[test]
+    fn a_full_queue_keeps_order_across_laps() {
+        for capacity in CAPACITIES {
+            let queue = opened(capacity);
+            let mut next = 0;
+            for lap in 0..3 {
+                for i in 0..capacity {
+                    queue.claim().unwrap().write(Some(lap * capacity + i));
+                }
+                assert_eq!(queue.len(), capacity);
+                assert_eq!(queue.claim().err(), Some(ClaimError::Full));
+                // SAFETY: this test is the only consumer.
+                while let Some(value) = unsafe { queue.pop() } {
+                    assert_eq!(value, next, "capacity {capacity}, lap {lap}");
+                    next += 1;
+                }
+                assert_eq!(queue.len(), 0);
+            }
+            assert_eq!(next, 3 * capacity);
+        }
+    }
+
+    #[test]
+    fn one_message_at_a_time_wraps_around_the_ring() {
+        for capacity in CAPACITIES {
+            let queue = opened(capacity);
+            // Starts at every index in turn, for three laps and a bit;
+            // every third claim is a hole, which the pop skips.
+            for value in 0..3 * capacity + 1 {
+                let message = (value % 3 != 0).then_some(value);
+                queue.claim().unwrap().write(message);
+                assert_eq!(queue.len(), 1);
+                // SAFETY: this test is the only consumer.
+                assert_eq!(unsafe { queue.pop() }, message, "capacity {capacity}");
+                assert_eq!(queue.len(), 0);
+            }
+        }
     }
 
     #[test]

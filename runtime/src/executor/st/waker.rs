@@ -22,13 +22,18 @@
 //! [`Waker`] handed to `poll` is made on the fly from the task's
 //! [`TaskProbe`] (see [`StateRef::waker`]): the task record holds no
 //! waker.
+//!
+//! **Its size.** The queues the task is put in are held through an
+//! [`AtomicPtr`] set once by [`TaskWaker::register`] (8 bytes, where a
+//! `OnceLock<Arc<_>>` took 16), so the whole state is 16 bytes, read in
+//! the order a wake-up reads it.
 
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
-use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
+use std::sync::Arc;
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
 use super::RunQueue;
@@ -36,8 +41,16 @@ use crate::executor::TaskProbe;
 
 /// The wake-up state of one task; inert until the executor
 /// [registers](TaskWaker::register) the task.
+///
+/// `repr(C)`, in the order a wake-up reads it: the queues, the index, the
+/// flag.
+#[repr(C)]
 pub(crate) struct TaskWaker {
-    /// Index of the task (set with `queue`, read only once that is set).
+    /// The queues to put the task in (from `Arc::into_raw`, owned by this
+    /// waker), once it is spawned on a single-threaded executor; null
+    /// before.
+    queue: AtomicPtr<RunQueue>,
+    /// Index of the task (set before `queue`, read only once that is set).
     id: AtomicU32,
     /// True while the task is in the local queue (executor thread only).
     pub(super) scheduled: AtomicBool,
@@ -52,34 +65,56 @@ pub(crate) struct TaskWaker {
     /// read after the poll. A task whose poll ends so is idle and need not
     /// be looked at for a deadlock.
     pub(super) parked: AtomicBool,
-    /// The queues to put the task in, once it is spawned on a
-    /// single-threaded executor.
-    queue: OnceLock<Arc<RunQueue>>,
 }
+
+// A waker hands out `&RunQueue` to any thread that holds it, and the last
+// owner of the waker gives up its `Arc<RunQueue>` on whatever thread drops
+// it: the queues must be `Send` and `Sync`, as `Arc<RunQueue>` in a
+// `OnceLock` required.
+const _: () = {
+    const fn shareable<Q: Send + Sync>() {}
+    shareable::<RunQueue>();
+};
 
 impl TaskWaker {
     /// The state of a task not spawned yet.
     pub(crate) const fn new() -> Self {
         TaskWaker {
+            queue: AtomicPtr::new(ptr::null_mut()),
             id: AtomicU32::new(0),
             scheduled: AtomicBool::new(false),
             remote: AtomicBool::new(false),
             listed: AtomicBool::new(false),
             parked: AtomicBool::new(false),
-            queue: OnceLock::new(),
         }
     }
 
     /// Makes this the waker of task `id`, queued in `queue`; the first
-    /// registration wins (a mailbox serves one task, spawned once).
+    /// registration wins (a mailbox serves one task, spawned once), and a
+    /// later one gives its `queue` back.
+    ///
+    /// The executor that spawns the task registers it; two registrations
+    /// racing from two threads are not supported (the loser's `id` could
+    /// overwrite the winner's).
     pub(super) fn register(&self, id: u32, queue: Arc<RunQueue>) {
-        if self.queue.get().is_some() {
+        if !self.queue.load(Ordering::Acquire).is_null() {
             return;
         }
         self.id.store(id, Ordering::Relaxed);
-        // Release (inside `OnceLock::set`): whoever sees the queue sees
-        // the id.
-        let _ = self.queue.set(queue);
+        let fresh = Arc::into_raw(queue).cast_mut();
+        // Release: whoever sees the queue sees the id.
+        let published = self.queue.compare_exchange(
+            ptr::null_mut(),
+            fresh,
+            Ordering::Release,
+            Ordering::Relaxed,
+        );
+        if published.is_err() {
+            // SAFETY: `fresh` came from `Arc::into_raw` just above and was
+            // not published (the exchange failed): its reference is ours
+            // to give up.
+            drop(unsafe { Arc::from_raw(fresh) });
+        }
     }
 
     /// This waker, once its task is spawned on a single-threaded executor
@@ -87,9 +122,13 @@ impl TaskWaker {
     /// its consumer through its `DiatomicWaker`).
     #[inline]
     pub(crate) fn get(&self) -> Option<Registered<'_>> {
-        self.queue
-            .get()
-            .map(|queue| Registered { waker: self, queue })
+        // Acquire: pairs with the Release of `register`, so the id is set.
+        let queue = NonNull::new(self.queue.load(Ordering::Acquire))?;
+        // SAFETY: a non-null `queue` was published by `register` from
+        // `Arc::into_raw`, and that reference is given up only in `drop`,
+        // which has `&mut self`: the queues outlive this borrow of `self`.
+        let queue = unsafe { queue.as_ref() };
+        Some(Registered { waker: self, queue })
     }
 
     /// The task's index.
@@ -165,6 +204,18 @@ impl Registered<'_> {
 impl Default for TaskWaker {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl Drop for TaskWaker {
+    fn drop(&mut self) {
+        let queue = *self.queue.get_mut();
+        if !queue.is_null() {
+            // SAFETY: a non-null `queue` was published by `register` from
+            // `Arc::into_raw`, and this waker owns that reference; `&mut
+            // self` means no `Registered` borrows it any more.
+            drop(unsafe { Arc::from_raw(queue) });
+        }
     }
 }
 
@@ -313,5 +364,50 @@ impl<C: HasTaskWaker> Vtable<C> {
     unsafe fn drop(data: *const ()) {
         // SAFETY: per the contract, this reference is ours to give up.
         drop(unsafe { Arc::from_raw(data.cast::<C>()) });
+    }
+}
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+    use std::sync::Mutex;
+
+    /// Empty run queues.
+    fn run_queue() -> Arc<RunQueue> {
+        Arc::new(RunQueue {
+            ids: Mutex::new(VecDeque::new()),
+            remote_pending: AtomicBool::new(false),
+            local: Default::default(),
+        })
+    }
+
+    #[test]
+    fn the_first_registration_wins() {
+        let (first, second) = (run_queue(), run_queue());
+        let waker = TaskWaker::new();
+        assert!(waker.get().is_none(), "inert until registered");
+        waker.register(3, first.clone());
+        waker.register(5, second.clone());
+        let registered = waker.get().expect("registered");
+        assert!(ptr::eq(registered.queue, &*first));
+        assert_eq!(waker.id(), 3);
+        assert_eq!(Arc::strong_count(&first), 2, "kept by the waker");
+        assert_eq!(Arc::strong_count(&second), 1, "given back");
+        // Off the executor's thread, a wake-up goes to the shared queue.
+        waker.wake_task();
+        assert_eq!(*first.lock(), [3]);
+    }
+
+    #[test]
+    fn dropping_a_waker_gives_its_queues_back() {
+        let queue = run_queue();
+        let waker = TaskWaker::new();
+        waker.register(0, queue.clone());
+        assert_eq!(Arc::strong_count(&queue), 2);
+        drop(waker);
+        assert_eq!(Arc::strong_count(&queue), 1);
+        // An unregistered waker holds nothing.
+        drop(TaskWaker::new());
     }
 }
