@@ -24,9 +24,16 @@ pub(crate) struct WorkerContext {
     /// Its own run queue.
     pub(crate) local: Worker<TaskRef>,
     /// True while the worker holds its *lease*: one unit of the executor's
-    /// activity count that covers every task in its own queue and the one
-    /// it polls (see [`shared`](super::shared)).
+    /// activity count that covers every task in its own queue, in its
+    /// `next` slot, and the one it polls (see [`shared`](super::shared)).
     pub(crate) busy: Cell<bool>,
+    /// The task the poll in progress woke last, polled next (see
+    /// [`wake_here`](WorkerContext::wake_here)); only this worker sees it.
+    pub(crate) next: Cell<Option<TaskRef>>,
+    /// Polls in a row of tasks taken from `next`.
+    pub(crate) next_streak: Cell<u32>,
+    /// True while this worker polls a task.
+    pub(crate) polling: Cell<bool>,
 }
 
 /// A worker's queue and lease while no thread works as that worker (for
@@ -110,6 +117,9 @@ pub(crate) fn install<'a>(
         index,
         local: home.local,
         busy: Cell::new(home.busy),
+        next: Cell::new(None),
+        next_streak: Cell::new(0),
+        polling: Cell::new(false),
     });
     let previous = CONTEXT.with(|c| std::mem::replace(&mut *c.borrow_mut(), context));
     Installed { previous, home }
@@ -131,9 +141,83 @@ impl Drop for Installed<'_> {
             .try_with(|c| std::mem::replace(&mut *c.borrow_mut(), previous))
             .ok()
             .flatten();
+        if let Some(context) = &context {
+            // A task left in the `next` slot by a call that stopped early
+            // (a panic, a timeout) waits in the queue like the others.
+            if let Some(task) = context.next.take() {
+                context.push_local(task);
+            }
+        }
         *self.home = context.map(|c| Home {
             local: c.local,
             busy: c.busy.get(),
+        });
+    }
+}
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests {
+    use super::*;
+    use crate::executor::mt::shared::NEXT_STREAK;
+    use crate::executor::mt::task::Task;
+    use crate::executor::TaskMeta;
+
+    /// A queued task of `shared`, pending forever.
+    fn task(shared: &Arc<Shared>, name: &str) -> Arc<Task> {
+        let meta = TaskMeta {
+            name: std::sync::Arc::from(name),
+            model_type: "test",
+            mailbox: None,
+        };
+        let future = Box::pin(std::future::pending());
+        Arc::new(Task::new_scheduled(future, meta, shared.clone()))
+    }
+
+    /// Worker 0 of a one-worker executor, installed on this thread, and
+    /// three tasks.
+    fn worker_with_tasks(f: impl FnOnce(&WorkerContext, [TaskRef; 3])) {
+        let local = Worker::new(16);
+        let shared = Arc::new(Shared::new(vec![local.stealer()]));
+        let tasks = ["a", "b", "c"].map(|name| task(&shared, name));
+        let mut home = Some(Home::new(local));
+        let _installed = install(&shared, 0, &mut home);
+        with(|cx| {
+            f(
+                cx.expect("installed"),
+                [0, 1, 2].map(|i| TaskRef::new(&tasks[i])),
+            )
+        });
+    }
+
+    #[test]
+    fn a_task_woken_by_a_poll_runs_next() {
+        worker_with_tasks(|cx, [a, b, c]| {
+            // Outside a poll: the queue, in order.
+            cx.wake_here(a);
+            assert!(cx.next.take().is_none());
+            // During a poll: the last woken takes the slot, the one it
+            // replaces goes behind `a`.
+            cx.polling.set(true);
+            cx.wake_here(b);
+            cx.wake_here(c);
+            cx.polling.set(false);
+            assert_eq!(cx.take_next().map(TaskRef::as_ptr), Some(c.as_ptr()));
+            let queued = [cx.local.pop(), cx.local.pop()].map(|t| t.map(TaskRef::as_ptr));
+            assert_eq!(queued, [Some(a.as_ptr()), Some(b.as_ptr())]);
+        });
+    }
+
+    #[test]
+    fn a_streak_from_the_slot_is_capped() {
+        worker_with_tasks(|cx, [a, _, _]| {
+            for _ in 0..NEXT_STREAK {
+                cx.next.set(Some(a));
+                assert!(cx.take_next().is_some());
+            }
+            // At the cap the task goes to the queue, behind what waits.
+            cx.next.set(Some(a));
+            assert!(cx.take_next().is_none());
+            assert!(cx.local.pop().is_some());
         });
     }
 }

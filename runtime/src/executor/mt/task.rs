@@ -263,6 +263,12 @@ impl TaskRef {
         unsafe { self.0.as_ref() }
     }
 
+    /// Where the task is (the executor's unit tests compare these).
+    #[cfg(test)]
+    pub(crate) fn as_ptr(self) -> *const Task {
+        self.0.as_ptr().cast_const()
+    }
+
     /// A counted reference to the task.
     ///
     /// # Safety

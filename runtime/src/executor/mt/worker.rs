@@ -53,6 +53,10 @@ pub(crate) fn next_task(cx: &WorkerContext) -> Option<TaskRef> {
 /// the stolen tasks are in flight. A failed steal gives back a lease taken
 /// for it, so a worker comes out as busy as it went in.
 fn find_task(cx: &WorkerContext) -> Option<TaskRef> {
+    if let Some(task) = cx.take_next() {
+        return Some(task);
+    }
+    cx.next_streak.set(0);
     if let Some(task) = cx.local.pop() {
         return Some(task);
     }
@@ -138,6 +142,8 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
     }
     let waker = waker::borrowed(task);
     let mut task_cx = Context::from_waker(&waker);
+    // Tasks the poll wakes here go to the `next` slot.
+    cx.polling.set(true);
     // SAFETY: `start_poll` succeeded: this worker holds the task until
     // `end_poll` or `finish` below.
     let outcome = unsafe {
@@ -148,6 +154,7 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
             })))
         })
     };
+    cx.polling.set(false);
     let Some(outcome) = outcome else {
         task.finish(); // no future: finished before
         return;
