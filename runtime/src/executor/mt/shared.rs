@@ -56,7 +56,7 @@ impl Slot {
 
 /// How many tasks in a row a worker polls from its `next` slot before it
 /// takes one from its queue (see [`WorkerContext::wake_here`]).
-pub(crate) const NEXT_STREAK: u32 = 3;
+pub(crate) const NEXT_STREAK: u32 = 32;
 
 /// The first model panic.
 pub(crate) struct Failure {
