@@ -263,8 +263,8 @@ impl TaskRef {
         unsafe { self.0.as_ref() }
     }
 
-    /// Where the task is (the executor's unit tests compare these).
-    #[cfg(test)]
+    /// Where the task is (the executor's std unit tests compare these).
+    #[cfg(all(test, not(causim_loom)))]
     pub(crate) fn as_ptr(self) -> *const Task {
         self.0.as_ptr().cast_const()
     }
