@@ -6,8 +6,10 @@
 //!
 //! - a wake sets `SCHEDULED`; only the wake that finds the word at zero
 //!   (idle) queues the task and counts it as active;
-//! - the worker that pops the task swaps the word to `RUNNING`, which also
-//!   clears `SCHEDULED` (a wake that comes in now sets it again);
+//! - the worker that pops the task moves the word from `SCHEDULED` to
+//!   `RUNNING` (a compare-and-swap, which fails only for a task the
+//!   teardown took down meanwhile), clearing `SCHEDULED`: a wake that comes
+//!   in now sets it again;
 //! - after a `Pending` poll, the worker goes back to idle only if no wake
 //!   came in (`RUNNING` → 0), else re-queues the task itself;
 //! - a finished task is `DONE` forever; wakes do nothing.
