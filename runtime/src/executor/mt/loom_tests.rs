@@ -161,3 +161,23 @@ fn loom_executor_step_waits_for_stolen_tasks() {
         assert_eq!(executor.task_count(), 0);
     });
 }
+
+/// Uncounted queue entries: a thread outside the executor wakes a task
+/// (which then sits in the injector as a bare pointer) while the executor
+/// is dropped. The teardown must take the task's future exactly once and
+/// free the task only after that thread's waker let go; no access may
+/// race with the teardown (loom checks the future's cell and the `Arc`s).
+#[test]
+fn loom_executor_teardown_races_a_wake_from_outside() {
+    check(|| {
+        let mut executor = Executor::new(2);
+        let signal = Signal::new();
+        let waiter = signal.clone();
+        executor.spawn(Box::pin(async move { waiter.wait().await }), meta("a"));
+        assert!(executor.run(None).is_ok());
+        // The task now waits with its waker in `signal`.
+        let outside = loom::thread::spawn(move || signal.raise());
+        drop(executor);
+        outside.join().unwrap();
+    });
+}
