@@ -54,6 +54,7 @@ impl Executor {
 
     /// Runs `f` (which may wake tasks) as part of the executor, so that the
     /// tasks it wakes are queued where they run soonest.
+    #[inline(always)]
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
         match self {
             Executor::St(e) => e.enter(f),
@@ -63,6 +64,7 @@ impl Executor {
 
     /// Polls woken tasks until none is left, a task panics, or `deadline`
     /// passes.
+    #[inline(always)]
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
         match self {
             Executor::St(e) => e.run(deadline),

@@ -190,6 +190,7 @@ impl Executor {
 
     /// Runs `f` as if on the executor: the tasks it wakes go to the local
     /// queue, in order, without a lock.
+    #[inline(always)]
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
         let _running = self.queue.local.enter();
         f()
