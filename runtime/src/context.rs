@@ -16,7 +16,7 @@ use crate::model::Model;
 use crate::ports::{InputPort, OwnInput};
 use crate::scheduler::action::Action;
 use crate::scheduler::queue::Origin;
-use crate::scheduler::{Event, EventKey, SchedulerCore, SchedulingError};
+use crate::scheduler::{entry, Event, EventKey, SchedulerCore, SchedulingError};
 use crate::time::SimTime;
 
 /// The simulation as seen by model `M`.
@@ -65,6 +65,7 @@ impl<M: Model> Context<M> {
     }
 
     /// Schedules `payload` for this model's input `port` at `time`.
+    #[inline]
     pub fn schedule_event<T, P>(
         &mut self,
         time: SimTime,
@@ -80,6 +81,7 @@ impl<M: Model> Context<M> {
     }
 
     /// Schedules `payload` for this model's input `port`, `delay` from now.
+    #[inline]
     pub fn schedule_in<T, P>(
         &mut self,
         delay: Duration,
@@ -90,8 +92,10 @@ impl<M: Model> Context<M> {
         T: Send + 'static,
         P: OwnInput<M, T>,
     {
-        let time = self.core.time_after(delay)?;
-        self.schedule_event(time, port, payload)
+        let time = self.core.future_after(delay)?;
+        let event = self.event(port.into_own_port(), payload);
+        self.schedule_checked(time, event, None);
+        Ok(())
     }
 
     /// Like [`schedule_event`](Context::schedule_event), returning a key
@@ -124,8 +128,11 @@ impl<M: Model> Context<M> {
         T: Send + 'static,
         P: OwnInput<M, T>,
     {
-        let time = self.core.time_after(delay)?;
-        self.schedule_keyed_event(time, port, payload)
+        let time = self.core.future_after(delay)?;
+        let key = EventKey::new();
+        let event = self.event(port.into_own_port(), payload);
+        self.schedule_checked(time, event, Some(key.clone()));
+        Ok(key)
     }
 
     /// Schedules `payload` for this model's input `port` first at `time`,
@@ -177,17 +184,28 @@ impl<M: Model> Context<M> {
         Event::recycled(self.spare.take(), port, payload, &self.address)
     }
 
-    /// Queues `event` under this model's origin and next sequence number.
+    /// Queues `event` under this model's origin and next sequence number,
+    /// after checking its time.
+    #[inline]
     fn schedule_entry(
         &mut self,
         time: SimTime,
         event: Event,
         key: Option<EventKey>,
     ) -> Result<(), SchedulingError> {
-        self.core
-            .schedule_from_model(time, self.origin, self.seq, event, key, &mut self.spare)?;
-        self.seq += 1;
+        self.core.check(time)?;
+        self.schedule_checked(time, event, key);
         Ok(())
+    }
+
+    /// Queues `event`, whose time was checked, under this model's origin
+    /// and next sequence number.
+    #[inline]
+    fn schedule_checked(&mut self, time: SimTime, event: Event, key: Option<EventKey>) {
+        let entry = entry(time, self.origin, self.seq, event, key);
+        self.core
+            .schedule_checked_from_model(entry, &mut self.spare);
+        self.seq += 1;
     }
 }
 

@@ -41,7 +41,7 @@ use action::Action;
 pub use action::Event;
 pub use key::EventKey;
 use local::{Driving, LocalSchedule};
-use queue::{Entry, EventOrder, EventQueue, Fired, Origin, BENCH_ORIGIN};
+use queue::{Entry, EventOrder, EventQueue, Fired, Origin, Spares, BENCH_ORIGIN};
 
 use crate::mailbox::IntoAddress;
 use crate::ports::InputFor;
@@ -145,6 +145,7 @@ impl SchedulerCore {
     }
 
     /// The current time.
+    #[inline]
     pub(crate) fn time(&self) -> SimTime {
         SimTime::from_nanos(self.time.load(Ordering::Acquire))
     }
@@ -167,20 +168,33 @@ impl SchedulerCore {
     }
 
     /// `now + delay`, or an error.
+    #[inline]
     pub(crate) fn time_after(&self, delay: Duration) -> Result<SimTime, SchedulingError> {
         let now = self.time();
         now.checked_add(delay)
             .ok_or(SchedulingError::TimeOverflow { now, delay })
     }
 
+    /// `now + delay` if that is strictly after now, or the error: what
+    /// [`time_after`](SchedulerCore::time_after) then
+    /// [`check`](SchedulerCore::check) say, from one read of the clock
+    /// (it cannot move while a model runs).
+    #[inline]
+    pub(crate) fn future_after(&self, delay: Duration) -> Result<SimTime, SchedulingError> {
+        let now = self.time();
+        match now.checked_add(delay) {
+            Some(time) if time > now => Ok(time),
+            Some(time) => Err(not_in_future(now, time)),
+            None => Err(SchedulingError::TimeOverflow { now, delay }),
+        }
+    }
+
     /// Checks that an event can be scheduled at `time`.
-    fn check(&self, time: SimTime) -> Result<(), SchedulingError> {
+    #[inline]
+    pub(crate) fn check(&self, time: SimTime) -> Result<(), SchedulingError> {
         let now = self.time();
         if time <= now {
-            return Err(SchedulingError::NotInFuture {
-                now,
-                requested: time,
-            });
+            return Err(not_in_future(now, time));
         }
         Ok(())
     }
@@ -214,38 +228,41 @@ impl SchedulerCore {
         Ok(())
     }
 
-    /// Like [`schedule`](SchedulerCore::schedule), for a model's event; also
-    /// fills an empty `spare` with the model's spare action, for its next
-    /// event to reuse. On the thread running the simulation the event is
-    /// staged without a lock (see [`local`]); elsewhere it is queued under
-    /// the lock.
-    pub(crate) fn schedule_from_model(
+    /// Queues a model's event, whose time was checked; also fills an
+    /// empty `spare` with the model's spare action, for its next event to
+    /// reuse. On the thread running the simulation the event is staged
+    /// without a lock (see [`local`]); elsewhere it is queued under the
+    /// lock.
+    pub(crate) fn schedule_checked_from_model(
         &self,
-        time: SimTime,
-        origin: Origin,
-        seq: u64,
-        event: Event,
-        key: Option<EventKey>,
+        entry: Entry,
         spare: &mut Option<Box<dyn Action>>,
-    ) -> Result<(), SchedulingError> {
-        self.check(time)?;
+    ) {
+        let origin = entry.order.origin;
         self.local.with_or(
-            (entry(time, origin, seq, event, key), spare),
+            (entry, spare),
             |staged, (entry, spare)| {
                 staged.entries.push(entry);
                 if spare.is_none() {
                     *spare = staged.spares.take(origin);
                 }
             },
-            |(entry, spare)| {
-                let mut queue = self.queue();
-                queue.push(entry);
-                if spare.is_none() {
-                    *spare = queue.spares.take(origin);
-                }
-            },
+            |(entry, spare)| self.queue_from_model(entry, spare),
         );
-        Ok(())
+    }
+
+    /// The path of
+    /// [`schedule_checked_from_model`](SchedulerCore::schedule_checked_from_model)
+    /// off the driving thread, under the lock; out of line so that the
+    /// staging path keeps few registers live.
+    #[inline(never)]
+    fn queue_from_model(&self, entry: Entry, spare: &mut Option<Box<dyn Action>>) {
+        let origin = entry.order.origin;
+        let mut queue = self.queue();
+        queue.push(entry);
+        if spare.is_none() {
+            *spare = queue.spares.take(origin);
+        }
     }
 
     /// Marks this thread as running the simulation of this schedule until
@@ -275,9 +292,7 @@ impl SchedulerCore {
         fired: &mut Fired,
     ) -> bool {
         let driving = self.local.with(|staged| {
-            if let Some((origin, action)) = fired.take() {
-                *fired = staged.spares.put(origin, action).map(|a| (origin, a));
-            }
+            Self::keep_spare(&mut staged.spares, fired);
             if let [only] = staged.entries.as_slice() {
                 let time = only.order.time;
                 // Strictly earlier than the heap's top: the bench's events
@@ -303,21 +318,49 @@ impl SchedulerCore {
             std::mem::swap(&mut staged.entries, incoming);
             None
         });
-        if let Some(Some(time)) = driving {
-            self.set_time(time);
-            return true;
-        }
-        let mut queue = self.queue();
-        if driving.is_none() {
-            if let Some((origin, action)) = fired.take() {
-                *fired = queue.spares.put(origin, action).map(|a| (origin, a));
+        match driving {
+            Some(Some(time)) => {
+                self.set_time(time);
+                true
             }
+            Some(None) => self.take_queued_due(limit, due, incoming, None),
+            None => self.take_queued_due(limit, due, incoming, Some(fired)),
+        }
+    }
+
+    /// The locked path of [`take_next_due`](SchedulerCore::take_next_due):
+    /// hands `fired` back (`None` when the driving thread's spares took
+    /// it), moves `incoming` to the heap and takes the due events from it.
+    /// Out of line, so that the lock-free path saves and restores few
+    /// registers.
+    #[inline(never)]
+    fn take_queued_due(
+        &self,
+        limit: SimTime,
+        due: &mut Vec<Entry>,
+        incoming: &mut Vec<Entry>,
+        fired: Option<&mut Fired>,
+    ) -> bool {
+        let mut queue = self.queue();
+        if let Some(fired) = fired {
+            Self::keep_spare(&mut queue.spares, fired);
         }
         let Some(time) = queue.pop_due_with(limit, incoming, due) else {
             return false;
         };
         self.set_time(time);
         true
+    }
+
+    /// Hands the `fired` action back to `spares`, leaving it in `fired` if
+    /// its origin has one already.
+    #[inline]
+    fn keep_spare(spares: &mut Spares, fired: &mut Fired) {
+        if let Some((origin, action)) = fired.take() {
+            if let Some(kept) = spares.put(origin, action) {
+                *fired = Some((origin, kept));
+            }
+        }
     }
 
     /// The time of the earliest event that is not cancelled, staged or
@@ -373,8 +416,21 @@ impl Drop for QueueGuard<'_> {
     }
 }
 
+/// The error for an event asked for at `requested`, not after `now`.
+#[cold]
+fn not_in_future(now: SimTime, requested: SimTime) -> SchedulingError {
+    SchedulingError::NotInFuture { now, requested }
+}
+
 /// A queue entry for `event`.
-fn entry(time: SimTime, origin: Origin, seq: u64, event: Event, key: Option<EventKey>) -> Entry {
+#[inline]
+pub(crate) fn entry(
+    time: SimTime,
+    origin: Origin,
+    seq: u64,
+    event: Event,
+    key: Option<EventKey>,
+) -> Entry {
     Entry {
         order: EventOrder { time, origin, seq },
         action: event.action,
@@ -560,3 +616,6 @@ impl fmt::Debug for Scheduler {
             .finish()
     }
 }
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests;

@@ -190,24 +190,26 @@ impl Spares {
         origin: Origin,
         action: Box<dyn Action>,
     ) -> Option<Box<dyn Action>> {
-        let index = origin as usize;
-        if index >= self.by_origin.len() {
-            self.grow_to(index);
-        }
-        match &mut self.by_origin[index] {
-            Some(_) => Some(action),
-            empty => {
+        // One bounds check on the common path; the slot is made once.
+        match self.by_origin.get_mut(origin as usize) {
+            Some(Some(_)) => Some(action),
+            Some(empty) => {
                 *empty = Some(action);
                 None
             }
+            None => self.put_first(origin, action),
         }
     }
 
-    /// Makes room for the spare of origin `index` (once per origin).
+    /// [`put`](Spares::put) for an origin without a slot yet (once per
+    /// origin): makes one, holding `action`.
     #[cold]
     #[inline(never)]
-    fn grow_to(&mut self, index: usize) {
+    fn put_first(&mut self, origin: Origin, action: Box<dyn Action>) -> Option<Box<dyn Action>> {
+        let index = origin as usize;
         self.by_origin.resize_with(index + 1, || None);
+        self.by_origin[index] = Some(action);
+        None
     }
 
     /// Takes the spare action of `origin`, if any.

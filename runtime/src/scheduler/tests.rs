@@ -1,0 +1,128 @@
+//! The schedule's fast paths: the one-read time check of relative events,
+//! staging on the driving thread and handing fired boxes back.
+
+use std::any::Any;
+use std::task::{Context, Poll};
+
+use super::*;
+use crate::executor::current::Unbound;
+
+/// An action that only says which event it is.
+struct Tagged(u32);
+
+impl Action for Tagged {
+    fn poll_fire(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+
+    fn unbound_recipient(&self) -> Option<Unbound> {
+        None
+    }
+}
+
+/// The tag of an action.
+fn tag(action: &mut Box<dyn Action>) -> u32 {
+    let any: &mut dyn Any = &mut **action;
+    any.downcast_mut::<Tagged>()
+        .map(|t| t.0)
+        .expect("a tagged action")
+}
+
+/// An event tagged `tag`.
+fn event(tag: u32) -> Event {
+    Event {
+        action: Box::new(Tagged(tag)),
+    }
+}
+
+/// A fired box tagged `tag` of `origin`.
+fn fired(origin: Origin, tag: u32) -> Fired {
+    Some((origin, Box::new(Tagged(tag))))
+}
+
+/// The tags of `due`, emptied.
+fn tags(due: &mut Vec<Entry>) -> Vec<u32> {
+    due.drain(..).map(|mut e| tag(&mut e.action)).collect()
+}
+
+#[test]
+fn a_relative_time_is_checked_as_time_after_then_check() {
+    let now = SimTime::from_secs(5);
+    let core = SchedulerCore::new(now);
+    let room = Duration::from_nanos(u64::MAX - now.as_nanos());
+    for delay in [
+        Duration::ZERO,
+        Duration::from_nanos(1),
+        Duration::from_secs(1),
+        room,
+        room + Duration::from_nanos(1),
+        Duration::MAX,
+    ] {
+        let two_steps = core
+            .time_after(delay)
+            .and_then(|time| core.check(time).map(|()| time));
+        assert_eq!(core.future_after(delay), two_steps, "{delay:?}");
+    }
+    assert_eq!(
+        core.future_after(Duration::ZERO),
+        Err(SchedulingError::NotInFuture {
+            now,
+            requested: now
+        })
+    );
+}
+
+#[test]
+fn the_driving_thread_takes_a_lone_staged_event_and_keeps_the_fired_box() {
+    let core = SchedulerCore::new(SimTime::ZERO);
+    let _driving = core.drive();
+    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), None);
+    let at = SimTime::from_secs(1);
+    core.schedule_checked_from_model(entry(at, 1, 0, event(1), None), &mut spare);
+    let mut back = fired(1, 10);
+    assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
+    assert!(back.is_none(), "kept as origin 1's spare");
+    assert_eq!((core.time(), tags(&mut due)), (at, vec![1]));
+    // A second fired box of the same origin is handed back to be dropped.
+    let mut again = fired(1, 11);
+    assert!(!core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut again));
+    assert_eq!(again.as_mut().map(|(o, a)| (*o, tag(a))), Some((1, 11)));
+    // The next event of origin 1 gets the kept box.
+    let later = SimTime::from_secs(2);
+    core.schedule_checked_from_model(entry(later, 1, 1, event(2), None), &mut spare);
+    assert_eq!(spare.as_mut().map(tag), Some(10));
+}
+
+#[test]
+fn a_staged_event_not_before_the_heap_goes_through_the_lock() {
+    let core = SchedulerCore::new(SimTime::ZERO);
+    let at = SimTime::from_secs(1);
+    // From the bench: same time, earlier origin.
+    core.schedule(at, BENCH_ORIGIN, 0, event(1), None).unwrap();
+    let _driving = core.drive();
+    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), None);
+    core.schedule_checked_from_model(entry(at, 1, 0, event(2), None), &mut spare);
+    let mut back = fired(1, 10);
+    assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
+    assert!(back.is_none(), "kept once, on the driving thread");
+    assert_eq!(tags(&mut due), vec![1, 2]);
+    assert!(core.queue().spares.take(1).is_none(), "not kept twice");
+}
+
+#[test]
+fn another_thread_queues_under_the_lock_and_keeps_fired_boxes_there() {
+    let core = SchedulerCore::new(SimTime::ZERO);
+    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), None);
+    let at = SimTime::from_secs(1);
+    core.schedule_checked_from_model(entry(at, 2, 0, event(1), None), &mut spare);
+    assert_eq!(core.queue().len(), 1);
+    let mut back = fired(2, 10);
+    assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
+    assert!(back.is_none());
+    assert_eq!((core.time(), tags(&mut due)), (at, vec![1]));
+    core.schedule_checked_from_model(
+        entry(SimTime::from_secs(2), 2, 1, event(2), None),
+        &mut spare,
+    );
+    assert_eq!(spare.as_mut().map(tag), Some(10));
+}
