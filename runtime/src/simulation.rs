@@ -385,7 +385,7 @@ impl Simulation {
         while let Some(mut entry) = self.due.pop() {
             // Only keyed events can be periodic: unkeyed ones skip the
             // dynamic call.
-            let period = entry.key.as_ref().and(entry.action.period());
+            let period = entry.key.as_ref().and_then(|_| entry.action.period());
             if let Some(period) = period {
                 if entry.is_cancelled() {
                     continue;
