@@ -9,9 +9,10 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::task::{self, Poll};
 use std::time::Duration;
 
-use crate::mailbox::Address;
+use crate::mailbox::{Address, Mailbox};
 use crate::model::Model;
 use crate::ports::{InputPort, OwnInput};
 use crate::scheduler::action::Action;
@@ -21,9 +22,11 @@ use crate::time::SimTime;
 
 /// The simulation as seen by model `M`.
 pub struct Context<M: Model> {
-    /// This model's address; its mailbox also knows the model's name,
-    /// which is read from there rather than copied into every context.
-    address: Address<M>,
+    /// This model's mailbox, which the model's task receives from and
+    /// which lends the model's address: one pointer to the channel per
+    /// model task rather than two. It also knows the model's name, which
+    /// is read from there rather than copied into every context.
+    mailbox: Mailbox<M>,
     /// This model's origin in the event order (its add order, from 1).
     origin: Origin,
     /// Scheduling sequence of this model.
@@ -36,11 +39,11 @@ pub struct Context<M: Model> {
 }
 
 impl<M: Model> Context<M> {
-    /// The context of the model at `address`, whose mailbox is already
-    /// bound to the model's name.
-    pub(crate) fn new(address: Address<M>, origin: Origin, core: Arc<SchedulerCore>) -> Self {
+    /// The context of the model that receives from `mailbox`, which is
+    /// already bound to the model's name.
+    pub(crate) fn new(mailbox: Mailbox<M>, origin: Origin, core: Arc<SchedulerCore>) -> Self {
         Context {
-            address,
+            mailbox,
             origin,
             seq: 0,
             core,
@@ -56,12 +59,18 @@ impl<M: Model> Context<M> {
     /// This model instance's name, as given to `SimInit::add_model`.
     pub fn name(&self) -> &str {
         // The mailbox is bound before its context is made: never empty.
-        self.address.name().unwrap_or_default()
+        self.address().name().unwrap_or_default()
     }
 
     /// This model's address (e.g. to hand to another model).
     pub fn address(&self) -> &Address<M> {
-        &self.address
+        self.mailbox.address_ref()
+    }
+
+    /// Takes the model's next message, or registers the task's waker.
+    #[inline]
+    pub(crate) fn poll_recv(&mut self, task_cx: &mut task::Context<'_>) -> Poll<M::Message> {
+        self.mailbox.poll_recv(task_cx)
     }
 
     /// Schedules `payload` for this model's input `port` at `time`.
@@ -150,7 +159,7 @@ impl<M: Model> Context<M> {
     {
         self.core.check_periodic(time, period)?;
         let key = EventKey::new();
-        let event = Event::periodic(port.into_own_port(), payload, &self.address, period);
+        let event = Event::periodic(port.into_own_port(), payload, self.address(), period);
         self.schedule_entry(time, event, Some(key.clone()))?;
         Ok(key)
     }
@@ -181,7 +190,7 @@ impl<M: Model> Context<M> {
 
     /// A one-shot event for this model's `port`, in the spare box if any.
     fn event<T: Send + 'static>(&mut self, port: InputPort<M, T>, payload: T) -> Event {
-        Event::recycled(self.spare.take(), port, payload, &self.address)
+        Event::recycled(self.spare.take(), port, payload, self.mailbox.address_ref())
     }
 
     /// Queues `event` under this model's origin and next sequence number,

@@ -180,7 +180,8 @@ impl<M: Model> st::HasTaskWaker for ModelMailbox<M> {
 // SAFETY: `waker_parts` returns `st::raw_waker(self)`.
 unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
     fn name(&self) -> Arc<str> {
-        self.0.name().cloned().unwrap_or_else(|| Arc::from(""))
+        // Built on demand: only error and deadlock reports ask.
+        Arc::from(self.0.name().unwrap_or_default())
     }
 
     fn model_type(&self) -> &'static str {
@@ -221,7 +222,7 @@ impl<T: Send + 'static> st::HasTaskWaker for Channel<T> {
 // SAFETY: `waker_parts` returns `st::raw_waker(self)`.
 unsafe impl<T: Send + 'static> TaskProbe for Channel<T> {
     fn name(&self) -> Arc<str> {
-        self.name().cloned().unwrap_or_else(|| Arc::from(""))
+        Arc::from(self.name().unwrap_or_default())
     }
 
     fn model_type(&self) -> &'static str {

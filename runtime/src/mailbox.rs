@@ -11,6 +11,7 @@
 //!   [`SimulationError::NoRecipient`](crate::SimulationError::NoRecipient).
 
 pub(crate) mod channel;
+pub(crate) mod name;
 pub(crate) mod queue;
 mod wait_list;
 
@@ -33,8 +34,10 @@ pub const DEFAULT_CAPACITY: usize = 16;
 /// can be connected to it, then hand it to
 /// [`SimInit::add_model`](crate::SimInit::add_model).
 pub struct Mailbox<M: Model> {
-    /// The queue, shared with every address.
-    channel: Arc<Channel<M::Message>>,
+    /// The address of its queue, which it alone consumes; held as an
+    /// address so that a model's context, which owns its mailbox, can lend
+    /// it out.
+    address: Address<M>,
 }
 
 impl<M: Model> Mailbox<M> {
@@ -49,25 +52,30 @@ impl<M: Model> Mailbox<M> {
     /// ring larger than memory) as `2^31 - 1`.
     pub fn with_capacity(capacity: usize) -> Self {
         Mailbox {
-            channel: Arc::new(Channel::new(capacity)),
+            address: Address {
+                channel: Arc::new(Channel::new(capacity)),
+            },
         }
     }
 
     /// An address for sending to this mailbox.
     pub fn address(&self) -> Address<M> {
-        Address {
-            channel: self.channel.clone(),
-        }
+        self.address.clone()
     }
 
     /// The maximum number of queued messages.
     pub fn capacity(&self) -> usize {
-        self.channel.capacity()
+        self.channel().capacity()
     }
 
     /// The shared queue, for the model's task.
     pub(crate) fn channel(&self) -> &Arc<Channel<M::Message>> {
-        &self.channel
+        &self.address.channel
+    }
+
+    /// Its own address, borrowed.
+    pub(crate) fn address_ref(&self) -> &Address<M> {
+        &self.address
     }
 
     /// Takes the oldest message, or registers the model task's waker.
@@ -75,7 +83,7 @@ impl<M: Model> Mailbox<M> {
         // SAFETY: a `Mailbox` is the only consumer of its channel: it is
         // made with a fresh channel, is not `Clone`, and `&mut self` rules
         // out two concurrent calls.
-        unsafe { self.channel.poll_pop(cx) }
+        unsafe { self.address.channel.poll_pop(cx) }
     }
 }
 
@@ -90,7 +98,7 @@ impl<M: Model> Drop for Mailbox<M> {
     fn drop(&mut self) {
         // SAFETY: the mailbox is its channel's only consumer (see
         // `poll_recv`), and `&mut self` rules out a concurrent pop.
-        unsafe { self.channel.close() };
+        unsafe { self.address.channel.close() };
     }
 }
 
@@ -98,8 +106,8 @@ impl<M: Model> fmt::Debug for Mailbox<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Mailbox")
             .field("model", &M::metadata().type_name)
-            .field("name", &self.channel.name())
-            .field("capacity", &self.channel.capacity())
+            .field("name", &self.channel().name())
+            .field("capacity", &self.capacity())
             .finish()
     }
 }
@@ -113,7 +121,7 @@ pub struct Address<M: Model> {
 impl<M: Model> Address<M> {
     /// The model instance's name, once its mailbox was added to a bench.
     pub fn name(&self) -> Option<&str> {
-        self.channel.name().map(|n| &**n)
+        self.channel.name()
     }
 
     /// True if both addresses point to the same mailbox.

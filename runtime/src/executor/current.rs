@@ -9,15 +9,16 @@
 //! deadlock and error messages the model names they need.
 
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
+
+use crate::mailbox::name::Name;
 
 /// Why a model task is not idle when it returns `Pending`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Waiting {
     /// A reply from the named model (instance name or type name).
-    Reply(Arc<str>),
+    Reply(Name),
     /// A free slot in the named model's full mailbox.
-    MailboxSpace(Arc<str>),
+    MailboxSpace(Name),
 }
 
 /// A message sent to a mailbox that was never added to the bench.

@@ -22,9 +22,10 @@
 //! claimed, so a full queue hands the argument back intact and mapping
 //! closures run exactly once per delivered message.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
+use super::name::Name;
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
 use crate::executor::current;
@@ -36,8 +37,9 @@ use crate::sync::DiatomicWaker;
 /// bench.
 #[derive(Debug)]
 pub(crate) struct Binding {
-    /// The model instance's name, as given to `SimInit::add_model`.
-    pub(crate) name: Arc<str>,
+    /// The model instance's name, as given to `SimInit::add_model`
+    /// (inline when short: no allocation for most models).
+    pub(crate) name: Name,
 }
 
 /// A bounded MPSC queue with async wake-ups on both sides.
@@ -101,7 +103,7 @@ impl<T> Channel<T> {
 
     /// Records the model instance that owns this channel; false if it was
     /// already added to a bench.
-    pub(crate) fn bind(&self, name: Arc<str>) -> bool {
+    pub(crate) fn bind(&self, name: Name) -> bool {
         let bound = self.binding.set(Binding { name }).is_ok();
         // From now on producers may claim slots: a send finds both "never
         // added" and "model gone" in the one test of the queue's `tail`.
@@ -116,7 +118,13 @@ impl<T> Channel<T> {
     }
 
     /// The owning model instance's name, once added to a bench.
-    pub(crate) fn name(&self) -> Option<&Arc<str>> {
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.binding.get().map(|b| b.name.as_str())
+    }
+
+    /// The owning model instance's name, once added to a bench, for a
+    /// report that keeps it (a cheap clone: no allocation when short).
+    pub(crate) fn name_ref(&self) -> Option<&Name> {
         self.binding.get().map(|b| &b.name)
     }
 
@@ -336,11 +344,12 @@ mod loom_tests {
     use loom::future::block_on;
     use loom::thread;
     use std::future::poll_fn;
+    use std::sync::Arc;
 
     /// A bound channel of `capacity`.
     fn channel(capacity: usize) -> Arc<Channel<u32>> {
         let channel = Arc::new(Channel::new(capacity));
-        channel.bind(Arc::from("test"));
+        channel.bind(Name::from("test"));
         channel
     }
 
@@ -414,7 +423,7 @@ mod loom_tests {
                     channel.try_push_with(7, Some, &mut cx)
                 })
             };
-            channel.bind(Arc::from("test"));
+            channel.bind(Name::from("test"));
             let pushed = producer.join().unwrap();
             // SAFETY: the test's main thread is the only consumer.
             let received = unsafe { channel.queue.pop() };

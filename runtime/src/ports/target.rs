@@ -6,13 +6,13 @@
 //! builds the concrete message variant with the port's constructor and pushes
 //! it into the concrete mailbox.
 
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::input::{InputPort, ReplierPort};
 use super::reply::ReplySlot;
 use crate::executor::current::{self, Waiting};
 use crate::mailbox::channel::{report_unbound, Pushed};
+use crate::mailbox::name::Name;
 use crate::mailbox::Address;
 use crate::model::Model;
 
@@ -32,14 +32,14 @@ pub(crate) trait ReplierTarget<T, R>: Send + Sync {
     fn poll_reply(&self, cx: &mut Context<'_>) -> Poll<Option<R>>;
 
     /// The recipient's name, for diagnostics.
-    fn recipient(&self) -> Arc<str>;
+    fn recipient(&self) -> Name;
 }
 
 /// The name to show for a recipient in diagnostics.
-fn recipient_name<M: Model>(address: &Address<M>) -> Arc<str> {
-    match address.channel().name() {
+fn recipient_name<M: Model>(address: &Address<M>) -> Name {
+    match address.channel().name_ref() {
         Some(name) => name.clone(),
-        None => Arc::from(address.model_type()),
+        None => Name::from(address.model_type()),
     }
 }
 
@@ -171,7 +171,7 @@ where
         }
     }
 
-    fn recipient(&self) -> Arc<str> {
+    fn recipient(&self) -> Name {
         recipient_name(&self.address)
     }
 }

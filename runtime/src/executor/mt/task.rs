@@ -345,7 +345,7 @@ mod tests {
     fn waiting_reports_are_filed_and_cleared() {
         let task = task();
         assert!(task.start_poll());
-        let report = Waiting::Reply(std::sync::Arc::from("server"));
+        let report = Waiting::Reply(crate::mailbox::name::Name::from("server"));
         // SAFETY: `start_poll` succeeded and nothing else holds the task.
         unsafe { task.file_waiting(Some(report)) };
         assert!(matches!(task.waiting(), Some(Waiting::Reply(name)) if &*name == "server"));

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use super::Executor;
 use crate::executor::{TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
+use crate::mailbox::name::Name;
 
 /// Wakes a thread blocked in [`block_on`].
 struct Unpark(Thread);
@@ -63,7 +64,7 @@ fn consumer(
     Arc<AtomicUsize>,
 ) {
     let channel = Arc::new(Channel::new(capacity));
-    channel.bind(Arc::from("consumer"));
+    channel.bind(Name::from("consumer"));
     let (sum, count) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let mut executor = Executor::new();
     let task = {
@@ -167,7 +168,7 @@ fn only_tasks_that_did_not_park_on_their_mailbox_are_looked_at() {
 
     // Waits on something else first (listed), then parks on its mailbox.
     let other = Arc::new(Channel::<u32>::new(4));
-    other.bind(Arc::from("late"));
+    other.bind(Name::from("late"));
     let mut yielded = false;
     let late = {
         let other = other.clone();
