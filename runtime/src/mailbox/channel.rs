@@ -258,7 +258,10 @@ impl<T> Channel<T> {
             // push wakes us again: tell it we are idle, so that it does
             // not have to ask after the run.
             self.local_consumer.note_parked();
-            return self.park();
+            // Popping may have skipped holes: that frees slots too.
+            self.producers.wake_all_local();
+            self.parked.store(true, Ordering::Release);
+            return Poll::Pending;
         }
         // Register, then look again: a push between the two either is
         // seen now or notifies the waker.
@@ -273,10 +276,12 @@ impl<T> Channel<T> {
         self.park()
     }
 
-    /// Waits on the empty queue.
+    /// Waits on the empty queue, on the multi-threaded executor (the
+    /// single-threaded one parks in `poll_pop_empty`, which has told the
+    /// two apart already).
     fn park<M>(&self) -> Poll<M> {
         // Popping may have skipped holes: that frees slots too.
-        self.wake_producers();
+        self.producers.wake_all();
         self.parked.store(true, Ordering::Release);
         Poll::Pending
     }
@@ -294,9 +299,9 @@ impl<T> Channel<T> {
     /// Bookkeeping after the consumer took `message`.
     #[inline]
     fn took(&self, message: T) -> T {
-        if self.parked.load(Ordering::Relaxed) {
-            self.parked.store(false, Ordering::Release);
-        }
+        // Stored whatever it was: one store is cheaper than testing first,
+        // and the line is written anyway (the queue's `head`).
+        self.parked.store(false, Ordering::Release);
         // Leaving a full queue: every waiting producer may retry.
         self.wake_producers();
         message
@@ -461,5 +466,45 @@ mod loom_tests {
             producer.join().unwrap();
             assert_eq!(channel.len(), 0);
         });
+    }
+}
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests {
+    use super::*;
+    use std::task::Waker;
+
+    /// Polls the channel once, as its single consumer.
+    fn poll(channel: &Channel<u32>) -> Poll<u32> {
+        let mut cx = Context::from_waker(Waker::noop());
+        // SAFETY: the test is the channel's only consumer.
+        unsafe { channel.poll_pop(&mut cx) }
+    }
+
+    /// Pushes `value`, which must find room.
+    fn push(channel: &Channel<u32>, value: u32) {
+        let mut cx = Context::from_waker(Waker::noop());
+        assert_eq!(
+            channel.try_push_with(value, Some, &mut cx),
+            Ok(Pushed::Delivered)
+        );
+    }
+
+    #[test]
+    fn taking_a_message_ends_the_idle_state() {
+        let channel = Channel::new(2);
+        channel.bind(Arc::from("test"));
+        assert_eq!(poll(&channel), Poll::Pending);
+        assert!(channel.is_idle(), "parked on an empty queue");
+        push(&channel, 1);
+        push(&channel, 2);
+        assert!(!channel.is_idle(), "a message is waiting");
+        assert_eq!(poll(&channel), Poll::Ready(1));
+        // Busy with the message, one still queued.
+        assert!(!channel.is_idle());
+        assert_eq!(poll(&channel), Poll::Ready(2));
+        assert!(!channel.is_idle(), "busy with the last message");
+        assert_eq!(poll(&channel), Poll::Pending);
+        assert!(channel.is_idle());
     }
 }

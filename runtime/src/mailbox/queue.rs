@@ -30,15 +30,17 @@
 //! are flags: *closed* (set once, when the consumer goes away) and
 //! *unopened* (set from the start until [`ArrayQueue::open`]; the mailbox
 //! opens its queue when its model is added to a bench). While either is
-//! set every claim fails, and the producer's hot path pays one test of the
-//! `tail` it loads anyway for both: a send to a mailbox never added to a
-//! bench and a send to a model that is gone are told apart only on the
-//! failure path.
+//! set every claim fails, and the producer's hot path pays nothing for
+//! them: no slot's stamp ever carries a mark, so the comparison of the
+//! slot's stamp with the marked `tail` fails as if the queue were full. A
+//! send to a mailbox never added to a bench, one to a model that is gone
+//! and one to a full mailbox are told apart only on the failure path.
 //!
 //! The claim is split the same way: [`ArrayQueue::claim`] is a short
-//! inlined attempt (one load of `tail`, one of the slot's stamp, one
-//! compare-and-swap) that falls back to an out-of-line loop only when the
-//! queue is flagged, unallocated, full, or another producer won the race.
+//! inlined attempt (one load of `tail`, one of the ring pointer, one of the
+//! slot's stamp, one compare-and-swap) that falls back to an out-of-line
+//! loop only when the queue is flagged, unallocated, full, or another
+//! producer won the race.
 //!
 //! A claim is published even when it carries no message (the producer's
 //! constructor filtered the value out, or panicked): the consumer skips such
@@ -60,6 +62,49 @@ pub(crate) enum ClaimError {
     Closed,
     /// The queue was never [opened](ArrayQueue::open).
     Unopened,
+}
+
+/// The queue's geometry as plain integers, copied out of the queue once
+/// per operation.
+///
+/// A position's index is below `capacity`, and `index + 1` at most
+/// `capacity`, below `mark_bit`: no position or stamp (`pos`, `pos + 1`,
+/// or a position of the next lap) ever has the two mark bits set.
+#[derive(Clone, Copy)]
+struct Geometry {
+    /// The number of slots.
+    capacity: usize,
+    /// The closed mark (see [`ArrayQueue::mark_bit`]).
+    mark_bit: usize,
+}
+
+impl Geometry {
+    /// The index of position `pos` (marks or not) in the ring.
+    #[inline(always)]
+    fn index(self, pos: usize) -> usize {
+        pos & (self.mark_bit - 1)
+    }
+
+    /// The distance between the same index in two consecutive laps.
+    #[inline(always)]
+    fn one_lap(self) -> usize {
+        self.mark_bit << 2
+    }
+
+    /// The position after `pos`, an unmarked position whose index is
+    /// `index`.
+    #[inline(always)]
+    fn next(self, pos: usize, index: usize) -> usize {
+        if index + 1 < self.capacity {
+            pos + 1
+        } else {
+            // Once a lap: a branch costs the common case less than a
+            // conditional move that computes both.
+            std::hint::cold_path();
+            // Index 0 of the next lap.
+            (pos - index).wrapping_add(self.one_lap())
+        }
+    }
 }
 
 /// One slot of the ring.
@@ -179,6 +224,40 @@ impl<T> ArrayQueue<T> {
         self.capacity as usize
     }
 
+    /// The geometry, read once: the hot paths take it before their
+    /// Acquire loads, past which the compiler would load the queue's
+    /// constant fields again.
+    #[inline(always)]
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            capacity: self.capacity(),
+            mark_bit: self.mark_bit(),
+        }
+    }
+
+    /// The first slot of the ring, if allocated.
+    #[inline(always)]
+    fn first_slot(&self) -> Option<ptr::NonNull<Slot<T>>> {
+        ptr::NonNull::new(self.slots.load(Ordering::Acquire))
+    }
+
+    /// The slot at `index` of the ring that starts at `first`, without a
+    /// bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `first` comes from [`first_slot`](Self::first_slot) and `index` is
+    /// the index of a position (`tail`'s, marks or not, or `head`'s), which
+    /// is below the capacity: positions only move by [`Geometry::next`].
+    #[inline(always)]
+    unsafe fn slot_at(&self, first: ptr::NonNull<Slot<T>>, index: usize) -> &Slot<T> {
+        debug_assert!(index < self.capacity());
+        // SAFETY: `first` is the installed ring of `capacity` slots (see
+        // `ring`), `index` is in bounds (the caller's contract), and the
+        // ring lives as long as `&self`.
+        unsafe { first.add(index).as_ref() }
+    }
+
     /// The ring, if allocated.
     #[inline(always)]
     fn ring(&self) -> Option<&[Slot<T>]> {
@@ -263,19 +342,18 @@ impl<T> ArrayQueue<T> {
     /// compare-and-swap.
     #[inline]
     pub(crate) fn try_claim(&self) -> Option<Claim<'_, T>> {
+        let geometry = self.geometry();
         let tail = self.tail.load(Ordering::Relaxed);
-        // Computed before the Acquire loads below, past which the compiler
-        // would load the queue's constant fields again.
-        let next = self.next(tail);
-        let index = self.index(tail);
-        // One test for both marks (closed, unopened).
-        if tail & self.flag_bits() != 0 {
-            return None;
-        }
-        let slot = self.ring()?.get(index)?;
+        let index = geometry.index(tail);
+        let first = self.first_slot()?;
+        // SAFETY: `first` is the ring and `index` the index of `tail`.
+        let slot = unsafe { self.slot_at(first, index) };
+        // Also the test of the marks (closed, unopened): a stamp never
+        // carries them (see `Geometry`), so a marked `tail` never matches.
         if slot.stamp.load(Ordering::Acquire) != tail {
             return None; // full, or a producer of the last lap is writing
         }
+        let next = geometry.next(tail, index);
         self.tail
             .compare_exchange_weak(tail, next, Ordering::SeqCst, Ordering::Relaxed)
             .ok()?;
@@ -336,23 +414,25 @@ impl<T> ArrayQueue<T> {
 
     /// Takes the oldest message, skipping holes; `None` if none is
     /// published yet.
-    #[inline]
     ///
     /// # Safety
     ///
     /// Only one thread at a time may pop: the queue's single consumer.
+    #[inline]
     pub(crate) unsafe fn pop(&self) -> Option<T> {
-        // No ring yet: nothing was ever claimed.
-        let ring = self.ring()?;
+        let geometry = self.geometry();
         loop {
+            // No ring yet: nothing was ever claimed.
+            let first = self.first_slot()?;
             let head = self.head.load(Ordering::Relaxed);
-            // Before the Acquire load (see `try_claim`).
-            let next = self.next(head);
-            let next_lap = head.wrapping_add(self.one_lap());
-            let slot = &ring[self.index(head)];
+            let index = geometry.index(head);
+            // SAFETY: `first` is the ring and `index` the index of `head`.
+            let slot = unsafe { self.slot_at(first, index) };
             if slot.stamp.load(Ordering::Acquire) != head.wrapping_add(1) {
-                return None;
+                return None; // claimed, not yet published
             }
+            let next = geometry.next(head, index);
+            let next_lap = head.wrapping_add(geometry.one_lap());
             // SAFETY: the stamp says the slot was written for `head` (the
             // Acquire load synchronises with the producer's Release store),
             // and as the only consumer we read it once before handing the
@@ -813,6 +893,29 @@ mod tests {
                 assert_eq!(unsafe { queue.pop() }, message, "capacity {capacity}");
                 assert_eq!(queue.len(), 0);
             }
+        }
+    }
+
+    #[test]
+    fn a_closed_queue_refuses_the_quick_claim_on_a_free_slot() {
+        for capacity in CAPACITIES {
+            let queue = opened::<u32>(capacity);
+            // Allocate the ring and leave the slot at `tail` free, its
+            // stamp equal to `tail`'s position: only the mark tells.
+            queue.claim().unwrap().write(Some(1));
+            // SAFETY: this test is the only consumer.
+            assert_eq!(unsafe { queue.pop() }, Some(1));
+            assert!(queue.try_claim().is_some_and(|claim| {
+                claim.write(None);
+                true
+            }));
+            // SAFETY: as above (skips the hole).
+            assert_eq!(unsafe { queue.pop() }, None);
+            assert!(queue.close());
+            assert!(queue.try_claim().is_none(), "capacity {capacity}");
+            assert_eq!(queue.claim().err(), Some(ClaimError::Closed));
+            // SAFETY: as above.
+            unsafe { queue.drain_closed() };
         }
     }
 
