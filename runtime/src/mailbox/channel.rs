@@ -493,7 +493,7 @@ mod tests {
     #[test]
     fn taking_a_message_ends_the_idle_state() {
         let channel = Channel::new(2);
-        channel.bind(Arc::from("test"));
+        channel.bind(Name::from("test"));
         assert_eq!(poll(&channel), Poll::Pending);
         assert!(channel.is_idle(), "parked on an empty queue");
         push(&channel, 1);
