@@ -29,16 +29,31 @@ pub(super) struct LocalQueue {
 }
 
 // SAFETY: `ids` is only accessed through `with_ids`, which runs only on a
-// thread whose `RUNNING` mark is this queue's address. Only `enter` sets
-// that mark, only `Executor::run(&mut self)` calls `enter`, and the
-// returned guard (not `Send`) restores the previous mark on the same
-// thread before `run` returns: at most one thread at a time carries the
-// mark. Wakers on other threads see another mark and use the mutex.
+// thread whose `RUNNING` mark is this queue's address, and through
+// `with_ids_running`, which runs only for the holder of this queue's
+// `Running` guard: the thread that set that mark and has not restored it.
+// Only `enter` sets that mark, only the executor's `&mut self` methods
+// call `enter`, and the returned guard (not `Send`) restores the previous
+// mark on the same thread before the method returns: at most one thread
+// at a time carries the mark. Wakers on other threads see another mark
+// and use the mutex.
 unsafe impl Sync for LocalQueue {}
 
 /// Marks this thread as running the executor of one [`LocalQueue`] until
 /// dropped, then restores the previous mark.
-pub(super) type Running = ThreadMark;
+///
+/// Holding it proves the mark, for the queue it was made by: only
+/// [`LocalQueue::enter`] makes one, it is not `Send`, and a nested mark
+/// set during a poll is restored before the poll returns. So the
+/// executor's own pops and peeks compare the guard's key with the queue's
+/// (a register compare) instead of reading the thread-local mark; wakers,
+/// which hold no guard, still read it.
+pub(super) struct Running {
+    /// The mark, restored when dropped.
+    _mark: ThreadMark,
+    /// The address of the queue that made it.
+    key: usize,
+}
 
 impl LocalQueue {
     /// This queue's identity.
@@ -48,7 +63,10 @@ impl LocalQueue {
 
     /// Marks this thread as running this queue's executor.
     pub(super) fn enter(&self) -> Running {
-        ThreadMark::set(&RUNNING, self.key())
+        Running {
+            _mark: ThreadMark::set(&RUNNING, self.key()),
+            key: self.key(),
+        }
     }
 
     /// Runs `f` on the ids if this thread runs this queue's executor.
@@ -64,6 +82,24 @@ impl LocalQueue {
     }
 
     /// Queues `id` if called on the running executor's thread.
+    /// Runs `f` on the queue's ids for the thread that holds `running`,
+    /// without reading the thread-local mark (see [`Running`]).
+    #[inline(always)]
+    fn with_ids_running<R>(
+        &self,
+        running: &Running,
+        f: impl FnOnce(&mut VecDeque<usize>) -> R,
+    ) -> Option<R> {
+        if running.key != self.key() {
+            return None; // another queue's guard: a caller's bug, no access
+        }
+        // SAFETY: `running` is this queue's guard, alive on this thread
+        // (it is not `Send`), so this thread carries the mark (see the
+        // `Sync` impl and `Running`); no reference to the ids outlives
+        // this call.
+        Some(f(unsafe { &mut *self.ids.get() }))
+    }
+
     #[cfg(test)]
     fn try_push(&self, id: usize) -> bool {
         self.try_push_with(|| Some(id))
@@ -82,20 +118,21 @@ impl LocalQueue {
     }
 
     /// The oldest local id.
-    pub(super) fn pop(&self, _running: &Running) -> Option<usize> {
-        self.with_ids(VecDeque::pop_front).flatten()
+    pub(super) fn pop(&self, running: &Running) -> Option<usize> {
+        self.with_ids_running(running, VecDeque::pop_front)
+            .flatten()
     }
 
     /// The two oldest ids, if any.
     #[inline]
-    pub(super) fn peek_two(&self, _running: &Running) -> (Option<usize>, Option<usize>) {
-        self.with_ids(|ids| (ids.front().copied(), ids.get(1).copied()))
+    pub(super) fn peek_two(&self, running: &Running) -> (Option<usize>, Option<usize>) {
+        self.with_ids_running(running, |ids| (ids.front().copied(), ids.get(1).copied()))
             .unwrap_or_default()
     }
 
     /// Puts `id` back at the front.
-    pub(super) fn push_front(&self, _running: &Running, id: usize) {
-        self.with_ids(|ids| ids.push_front(id));
+    pub(super) fn push_front(&self, running: &Running, id: usize) {
+        self.with_ids_running(running, |ids| ids.push_front(id));
     }
 
     /// Number of queued ids, whoever asks (the executor's std tests only).
@@ -106,13 +143,13 @@ impl LocalQueue {
     }
 
     /// Frees the capacity the queue does not use.
-    pub(super) fn shrink_to_fit(&self, _running: &Running) {
-        self.with_ids(VecDeque::shrink_to_fit);
+    pub(super) fn shrink_to_fit(&self, running: &Running) {
+        self.with_ids_running(running, VecDeque::shrink_to_fit);
     }
 
     /// Queues `id` at the back.
-    pub(super) fn push_back(&self, _running: &Running, id: usize) {
-        self.with_ids(|ids| ids.push_back(id));
+    pub(super) fn push_back(&self, running: &Running, id: usize) {
+        self.with_ids_running(running, |ids| ids.push_back(id));
     }
 }
 
@@ -148,5 +185,24 @@ mod tests {
         }
         assert!(outer.try_push(2));
         assert_eq!(outer.pop(&running_outer), Some(2));
+    }
+
+    #[test]
+    fn a_guard_gives_access_to_its_own_queue_only() {
+        let (outer, inner) = (LocalQueue::default(), LocalQueue::default());
+        let running_outer = outer.enter();
+        assert!(outer.try_push(1));
+        let running_inner = inner.enter();
+        // The inner guard's key is not the outer queue's: no access, even
+        // though this thread holds both guards.
+        assert_eq!(outer.pop(&running_inner), None);
+        outer.push_back(&running_inner, 7);
+        assert_eq!(outer.peek_two(&running_inner), (None, None));
+        assert_eq!(inner.peek_two(&running_inner), (None, None));
+        drop(running_inner);
+        // The outer guard still reads its queue, untouched by the above.
+        assert_eq!(outer.peek_two(&running_outer), (Some(1), None));
+        assert_eq!(outer.pop(&running_outer), Some(1));
+        assert_eq!(outer.pop(&running_outer), None);
     }
 }
