@@ -618,4 +618,6 @@ impl fmt::Debug for Scheduler {
 }
 
 #[cfg(all(test, not(causim_loom)))]
+mod tagged;
+#[cfg(all(test, not(causim_loom)))]
 mod tests;

@@ -1,32 +1,8 @@
 //! The schedule's fast paths: the one-read time check of relative events,
 //! staging on the driving thread and handing fired boxes back.
 
-use std::any::Any;
-use std::task::{Context, Poll};
-
 use super::*;
-use crate::executor::current::Unbound;
-
-/// An action that only says which event it is.
-struct Tagged(u32);
-
-impl Action for Tagged {
-    fn poll_fire(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
-        Poll::Ready(())
-    }
-
-    fn unbound_recipient(&self) -> Option<Unbound> {
-        None
-    }
-}
-
-/// The tag of an action.
-fn tag(action: &mut Box<dyn Action>) -> u32 {
-    let any: &mut dyn Any = &mut **action;
-    any.downcast_mut::<Tagged>()
-        .map(|t| t.0)
-        .expect("a tagged action")
-}
+use crate::scheduler::tagged::{tag, Tagged};
 
 /// An event tagged `tag`.
 fn event(tag: u32) -> Event {

@@ -1,0 +1,29 @@
+//! A test action that only says which event it is, for the schedule's and
+//! the queue's tests.
+
+use std::any::Any;
+use std::task::{Context, Poll};
+
+use super::action::Action;
+use crate::executor::current::Unbound;
+
+/// An action that only says which event it is.
+pub(super) struct Tagged(pub(super) u32);
+
+impl Action for Tagged {
+    fn poll_fire(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+
+    fn unbound_recipient(&self) -> Option<Unbound> {
+        None
+    }
+}
+
+/// The tag of an action.
+pub(super) fn tag(action: &mut Box<dyn Action>) -> u32 {
+    let any: &mut dyn Any = &mut **action;
+    any.downcast_mut::<Tagged>()
+        .map(|t| t.0)
+        .expect("a tagged action")
+}
