@@ -105,8 +105,9 @@ impl<T> Channel<T> {
     /// already added to a bench.
     pub(crate) fn bind(&self, name: Name) -> bool {
         let bound = self.binding.set(Binding { name }).is_ok();
-        // From now on producers may claim slots: a send finds both "never
-        // added" and "model gone" in the one test of the queue's `tail`.
+        // From now on producers may claim slots: until then the unopened
+        // mark in the queue's `tail` fails every claim, which the failure
+        // path reports as "never added".
         self.queue.open();
         bound
     }
@@ -135,8 +136,9 @@ impl<T> Channel<T> {
     /// says so. `make` returning `None` delivers nothing (filtered out).
     ///
     /// Inlined into each connection: a send to a bound, open mailbox with
-    /// room is one test of the queue's flags, a compare-and-swap, the write
-    /// and the wake-up; every other case leaves through a cold call.
+    /// room is the claim's stamp comparison (which also rejects a marked
+    /// queue), a compare-and-swap, the write and the wake-up; every other
+    /// case leaves through a cold call.
     #[inline]
     pub(crate) fn try_push_with<A>(
         &self,
