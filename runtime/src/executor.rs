@@ -44,11 +44,12 @@ impl Executor {
         }
     }
 
-    /// Adds a task and queues it for its first poll.
-    pub(crate) fn spawn(&mut self, future: TaskFuture, meta: TaskMeta) {
+    /// Adds the task that `probe` stands for and queues it for its first
+    /// poll.
+    pub(crate) fn spawn(&mut self, future: TaskFuture, probe: Arc<dyn TaskProbe>) {
         match self {
-            Executor::St(e) => e.spawn(future, meta),
-            Executor::Mt(e) => e.spawn(future, meta),
+            Executor::St(e) => e.spawn(future, probe),
+            Executor::Mt(e) => e.spawn(future, probe),
         }
     }
 

@@ -285,7 +285,8 @@ impl Simulation {
                 name: Arc::from("bench"),
                 model_type: "bench query",
                 mailbox: None,
-            },
+            }
+            .into_probe(),
         );
         self.settle(deadline)?;
         self.check_unbound()?;

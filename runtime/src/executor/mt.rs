@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use super::current::Unbound;
 use super::st::{RunError, Stuck, TaskFuture};
-use super::TaskMeta;
+use super::{TaskMeta, TaskProbe};
 use crate::sync::thread::{self, JoinHandle};
 use crate::sync::work_queue::Worker;
 use crate::sync::Arc;
@@ -96,9 +96,9 @@ impl Executor {
     }
 
     /// Adds a task and queues it for its first poll.
-    pub(crate) fn spawn(&mut self, future: TaskFuture, meta: TaskMeta) {
+    pub(crate) fn spawn(&mut self, future: TaskFuture, probe: std::sync::Arc<dyn TaskProbe>) {
         self.compact();
-        let task = Arc::new(Task::new_scheduled(future, meta, self.shared.clone()));
+        let task = Arc::new(Task::new_scheduled(future, probe, self.shared.clone()));
         // The list keeps the task alive while it is queued (see `TaskRef`).
         self.tasks.push(task);
         let task = TaskRef::new(&self.tasks[self.tasks.len() - 1]);

@@ -168,9 +168,8 @@ impl Executor {
     }
 
     /// Adds a task and queues it for its first poll.
-    pub(crate) fn spawn(&mut self, future: TaskFuture, meta: TaskMeta) {
+    pub(crate) fn spawn(&mut self, future: TaskFuture, probe: Arc<dyn TaskProbe>) {
         let id = self.free.pop().unwrap_or(self.tasks.len());
-        let probe = meta.into_probe();
         // The model's mailbox wakes it directly from now on.
         let index = u32::try_from(id).expect("fewer than 2^32 tasks");
         probe.task_waker().register(index, self.queue.clone());

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::error::{MissingConnection, SimulationError};
 use super::Simulation;
 use crate::context::Context;
-use crate::executor::{ModelMailbox, TaskFuture, TaskMeta, TaskProbe};
+use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
 use crate::mailbox::name::Name;
 use crate::mailbox::Mailbox;
 use crate::model::Model;
@@ -169,10 +169,7 @@ impl SimInit {
         self.core.set_time(start);
         let mut simulation = Simulation::new(self.core, self.timeout, self.threads);
         for model in self.models {
-            // The executor keeps only the probe of a model's task; the
-            // meta's own copy of the name lives just for the call.
-            let meta = TaskMeta::of(&model.probe);
-            simulation.executor.spawn(model.future, meta);
+            simulation.executor.spawn(model.future, model.probe);
         }
         let deadline = simulation.deadline();
         simulation.settle(deadline)?;

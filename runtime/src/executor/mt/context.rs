@@ -170,7 +170,11 @@ mod tests {
             mailbox: None,
         };
         let future = Box::pin(std::future::pending());
-        Arc::new(Task::new_scheduled(future, meta, shared.clone()))
+        Arc::new(Task::new_scheduled(
+            future,
+            meta.into_probe(),
+            shared.clone(),
+        ))
     }
 
     /// Worker 0 of a one-worker executor, installed on this thread, and

@@ -11,17 +11,18 @@ use std::task::{Poll, Waker};
 
 use super::Executor;
 use crate::executor::st::RunError;
-use crate::executor::TaskMeta;
+use crate::executor::{TaskMeta, TaskProbe};
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{lock, Arc, Mutex};
 
-/// A bench task named `name`.
-fn meta(name: &str) -> TaskMeta {
+/// The probe of a bench task named `name`.
+fn meta(name: &str) -> std::sync::Arc<dyn TaskProbe> {
     TaskMeta {
         name: std::sync::Arc::from(name),
         model_type: "test",
         mailbox: None,
     }
+    .into_probe()
 }
 
 /// A one-shot signal between two tasks.

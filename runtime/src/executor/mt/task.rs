@@ -33,7 +33,7 @@ use std::ptr::NonNull;
 use super::shared::Shared;
 use crate::executor::current::Waiting;
 use crate::executor::st::TaskFuture;
-use crate::executor::{TaskMeta, TaskProbe};
+use crate::executor::TaskProbe;
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::cell::UnsafeCell;
 use crate::sync::{lock, Arc, Mutex};
@@ -90,7 +90,11 @@ unsafe impl Sync for Task {}
 impl Task {
     /// A task that is already scheduled: the caller queues it and counts
     /// it active.
-    pub(crate) fn new_scheduled(future: TaskFuture, meta: TaskMeta, shared: Arc<Shared>) -> Self {
+    pub(crate) fn new_scheduled(
+        future: TaskFuture,
+        probe: std::sync::Arc<dyn TaskProbe>,
+        shared: Arc<Shared>,
+    ) -> Self {
         Task {
             state: AtomicU8::new(SCHEDULED),
             polled: UnsafeCell::new(Polled {
@@ -98,7 +102,7 @@ impl Task {
                 reported: false,
             }),
             waiting: Mutex::new(None),
-            probe: meta.into_probe(),
+            probe,
             shared,
             listed: AtomicBool::new(false),
         }
@@ -292,18 +296,17 @@ impl TaskRef {
 mod tests {
     use super::*;
 
-    /// A queued task of a bench with no worker, whose future counts its
-    /// polls and is pending forever.
+    /// A queued task of a bench with no worker, pending forever.
     fn task() -> Arc<Task> {
         let shared = Arc::new(Shared::new(Vec::new()));
-        let meta = TaskMeta {
+        let meta = crate::executor::TaskMeta {
             name: std::sync::Arc::from("t"),
             model_type: "test",
             mailbox: None,
         };
         Arc::new(Task::new_scheduled(
             Box::pin(std::future::pending()),
-            meta,
+            meta.into_probe(),
             shared,
         ))
     }

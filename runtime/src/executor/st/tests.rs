@@ -84,7 +84,7 @@ fn consumer(
         model_type: "Test",
         mailbox: Some(probe),
     };
-    executor.spawn(Box::pin(task), meta);
+    executor.spawn(Box::pin(task), meta.into_probe());
     executor.run(None).expect("first poll");
     assert!(channel.is_idle(), "the consumer parks on its empty mailbox");
     (executor, channel, sum, count)
@@ -192,9 +192,12 @@ fn only_tasks_that_did_not_park_on_their_mailbox_are_looked_at() {
         model_type: "Test",
         mailbox,
     };
-    executor.spawn(Box::pin(late), meta("late", Some(probe)));
+    executor.spawn(Box::pin(late), meta("late", Some(probe)).into_probe());
     // Never ready, no mailbox: stuck.
-    executor.spawn(Box::pin(std::future::pending()), meta("blocked", None));
+    executor.spawn(
+        Box::pin(std::future::pending()),
+        meta("blocked", None).into_probe(),
+    );
     executor.run(None).unwrap();
     assert!(other.is_idle());
     let names = |stuck: Vec<super::Stuck>| -> Vec<String> {
