@@ -144,15 +144,13 @@ impl Shared {
 
     /// Queues a task that was just woken from idle, on this thread's queue
     /// if it is one of our workers, else on the injector.
-    pub(crate) fn schedule_woken(task: TaskRef) {
-        // SAFETY: only a waker of the task calls this, with a counted
-        // reference (its own or the one it borrows) held meanwhile.
-        let shared = &unsafe { task.get() }.shared;
+    pub(crate) fn schedule_woken(task: &Task) {
+        let shared = &task.shared;
         context::with(|cx| match cx {
-            Some(cx) if Arc::ptr_eq(&cx.shared, shared) => cx.wake_here(task),
+            Some(cx) if Arc::ptr_eq(&cx.shared, shared) => cx.wake_here(TaskRef::new(task)),
             _ => {
                 shared.count_active();
-                shared.inject(task);
+                shared.inject(TaskRef::new(task));
                 shared.notify_one();
             }
         });

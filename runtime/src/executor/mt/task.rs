@@ -221,7 +221,7 @@ impl Task {
     /// it was idle.
     pub(crate) fn wake_by_ref(task: &Task) {
         if task.mark_woken() {
-            Shared::schedule_woken(TaskRef::new(task));
+            Shared::schedule_woken(task);
         }
     }
 }

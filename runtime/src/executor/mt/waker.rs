@@ -22,13 +22,17 @@ static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, dr
 /// A waker lent by `task`'s `Arc` for as long as the borrow: it owns no
 /// reference (making and dropping it costs no atomic operation); clones
 /// own one each.
-pub(crate) fn borrowed(task: &Task) -> Borrowed<'_> {
+///
+/// # Safety
+///
+/// `task` is the `Task` inside an `Arc<Task>` (a clone of the waker takes
+/// a reference count on that `Arc`).
+pub(crate) unsafe fn borrowed(task: &Task) -> Borrowed<'_> {
     let data = (task as *const Task).cast::<()>();
-    // SAFETY: `data` points to the `Task` inside a live `Arc` (every task
-    // is made by `Arc::new`), which the borrow keeps alive as long as the
-    // waker; `ManuallyDrop` keeps the
-    // waker from giving up a reference it does not own, and its clones
-    // take their own (`clone`).
+    // SAFETY: `data` points to the `Task` inside a live `Arc` (the
+    // caller's contract), which the borrow keeps alive as long as the
+    // waker; `ManuallyDrop` keeps the waker from giving up a reference it
+    // does not own, and its clones take their own (`clone`).
     let waker = unsafe { Waker::from_raw(RawWaker::new(data, &VTABLE)) };
     Borrowed {
         waker: ManuallyDrop::new(waker),

@@ -140,7 +140,9 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
     if !task.start_poll() {
         return; // taken down by the executor's teardown
     }
-    let waker = waker::borrowed(task);
+    // SAFETY: every task is made by `Arc::new` and kept in the executor's
+    // task list (see `TaskRef`).
+    let waker = unsafe { waker::borrowed(task) };
     let mut task_cx = Context::from_waker(&waker);
     // Tasks the poll wakes here go to the `next` slot.
     cx.polling.set(true);
