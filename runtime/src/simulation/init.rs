@@ -71,7 +71,11 @@ impl SimInit {
     /// [`SimulationError::Timeout`]. No limit by default.
     ///
     /// The limit is checked between message deliveries: a single model
-    /// method that never returns cannot be interrupted on one thread.
+    /// method that never returns cannot be interrupted on one thread. On
+    /// several threads, dropping a simulation whose call timed out waits
+    /// up to 200 ms for the worker threads; if a model method is still
+    /// running then, the bench's models are leaked rather than dropped
+    /// (their `Drop` does not run), since that worker still uses its task.
     pub fn with_timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
         self
