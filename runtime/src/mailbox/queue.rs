@@ -79,10 +79,16 @@ struct Geometry {
 }
 
 impl Geometry {
+    /// The index bits of a position.
+    #[inline(always)]
+    fn index_mask(self) -> usize {
+        self.mark_bit - 1
+    }
+
     /// The index of position `pos` (marks or not) in the ring.
     #[inline(always)]
     fn index(self, pos: usize) -> usize {
-        pos & (self.mark_bit - 1)
+        pos & self.index_mask()
     }
 
     /// The distance between the same index in two consecutive laps.
@@ -178,22 +184,16 @@ impl<T> ArrayQueue<T> {
         self.mark_bit as usize
     }
 
-    /// The index bits of a position.
-    #[inline(always)]
-    fn index_mask(&self) -> usize {
-        self.mark_bit() - 1
-    }
-
     /// The distance between the same index in two consecutive laps.
     #[inline(always)]
     fn one_lap(&self) -> usize {
-        self.mark_bit() << 2
+        self.geometry().one_lap()
     }
 
     /// The index of position `pos` in the ring.
     #[inline(always)]
     fn index(&self, pos: usize) -> usize {
-        pos & self.index_mask()
+        self.geometry().index(pos)
     }
 
     /// Lets producers claim slots (unless the queue is closed already).
@@ -313,14 +313,12 @@ impl<T> ArrayQueue<T> {
         unsafe { std::slice::from_raw_parts(installed, capacity) }
     }
 
-    /// The position after `pos`.
+    /// The position after `pos`, an unmarked position (the slow paths
+    /// call this only after testing the marks).
     #[inline]
     fn next(&self, pos: usize) -> usize {
-        if self.index(pos) + 1 < self.capacity() {
-            pos + 1
-        } else {
-            (pos & !(self.one_lap() - 1)).wrapping_add(self.one_lap())
-        }
+        let geometry = self.geometry();
+        geometry.next(pos, geometry.index(pos))
     }
 
     /// Claims the next free slot; the message goes in with
@@ -421,9 +419,10 @@ impl<T> ArrayQueue<T> {
     #[inline]
     pub(crate) unsafe fn pop(&self) -> Option<T> {
         let geometry = self.geometry();
+        // No ring yet: nothing was ever claimed. Once installed, the ring
+        // stays for the queue's life.
+        let first = self.first_slot()?;
         loop {
-            // No ring yet: nothing was ever claimed.
-            let first = self.first_slot()?;
             let head = self.head.load(Ordering::Relaxed);
             let index = geometry.index(head);
             // SAFETY: `first` is the ring and `index` the index of `head`.
@@ -837,7 +836,7 @@ mod tests {
             let mark_bit = (capacity + 1).next_power_of_two();
             assert_eq!(queue.capacity(), capacity);
             assert_eq!(queue.mark_bit(), mark_bit, "capacity {capacity}");
-            assert_eq!(queue.index_mask(), mark_bit - 1);
+            assert_eq!(queue.geometry().index_mask(), mark_bit - 1);
             assert_eq!(queue.one_lap(), mark_bit << 2);
             assert_eq!(queue.unopened_bit(), mark_bit << 1);
         }
