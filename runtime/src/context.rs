@@ -85,8 +85,10 @@ impl<M: Model> Context<M> {
         T: Send + 'static,
         P: OwnInput<M, T>,
     {
+        self.core.check(time)?;
         let event = self.event(port.into_own_port(), payload);
-        self.schedule_entry(time, event, None)
+        self.schedule_checked(time, event, None);
+        Ok(())
     }
 
     /// Schedules `payload` for this model's input `port`, `delay` from now.
@@ -119,9 +121,10 @@ impl<M: Model> Context<M> {
         T: Send + 'static,
         P: OwnInput<M, T>,
     {
+        self.core.check(time)?;
         let key = EventKey::new();
         let event = self.event(port.into_own_port(), payload);
-        self.schedule_entry(time, event, Some(key.clone()))?;
+        self.schedule_checked(time, event, Some(key.clone()));
         Ok(key)
     }
 
@@ -160,7 +163,7 @@ impl<M: Model> Context<M> {
         self.core.check_periodic(time, period)?;
         let key = EventKey::new();
         let event = Event::periodic(port.into_own_port(), payload, self.address(), period);
-        self.schedule_entry(time, event, Some(key.clone()))?;
+        self.schedule_checked(time, event, Some(key.clone()));
         Ok(key)
     }
 
@@ -189,22 +192,10 @@ impl<M: Model> Context<M> {
     }
 
     /// A one-shot event for this model's `port`, in the spare box if any.
+    /// Callers check the event's time first, so a refused event does not
+    /// use up the spare box.
     fn event<T: Send + 'static>(&mut self, port: InputPort<M, T>, payload: T) -> Event {
         Event::recycled(self.spare.take(), port, payload, self.mailbox.address_ref())
-    }
-
-    /// Queues `event` under this model's origin and next sequence number,
-    /// after checking its time.
-    #[inline]
-    fn schedule_entry(
-        &mut self,
-        time: SimTime,
-        event: Event,
-        key: Option<EventKey>,
-    ) -> Result<(), SchedulingError> {
-        self.core.check(time)?;
-        self.schedule_checked(time, event, key);
-        Ok(())
     }
 
     /// Queues `event`, whose time was checked, under this model's origin
