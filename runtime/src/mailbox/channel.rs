@@ -260,10 +260,7 @@ impl<T> Channel<T> {
             // push wakes us again: tell it we are idle, so that it does
             // not have to ask after the run.
             self.local_consumer.note_parked();
-            // Popping may have skipped holes: that frees slots too.
-            self.producers.wake_all_local();
-            self.parked.store(true, Ordering::Release);
-            return Poll::Pending;
+            return self.park(true);
         }
         // Register, then look again: a push between the two either is
         // seen now or notifies the waker.
@@ -275,15 +272,20 @@ impl<T> Channel<T> {
             unsafe { self.consumer.unregister() };
             return Poll::Ready(self.took(message));
         }
-        self.park()
+        self.park(false)
     }
 
-    /// Waits on the empty queue, on the multi-threaded executor (the
-    /// single-threaded one parks in `poll_pop_empty`, which has told the
-    /// two apart already).
-    fn park<M>(&self) -> Poll<M> {
+    /// Waits on the empty queue. `local` says whether the consumer runs on
+    /// the single-threaded executor, which the caller has told already
+    /// (each call site passes a constant, so asking again costs nothing).
+    #[inline(always)]
+    fn park<M>(&self, local: bool) -> Poll<M> {
         // Popping may have skipped holes: that frees slots too.
-        self.producers.wake_all();
+        if local {
+            self.producers.wake_all_local();
+        } else {
+            self.producers.wake_all();
+        }
         self.parked.store(true, Ordering::Release);
         Poll::Pending
     }
@@ -301,8 +303,8 @@ impl<T> Channel<T> {
     /// Bookkeeping after the consumer took `message`.
     #[inline]
     fn took(&self, message: T) -> T {
-        // Stored whatever it was: one store is cheaper than testing first,
-        // and the line is written anyway (the queue's `head`).
+        // Stored whatever it was: one store is cheaper than a load, a test
+        // and a branch on every message.
         self.parked.store(false, Ordering::Release);
         // Leaving a full queue: every waiting producer may retry.
         self.wake_producers();
