@@ -75,8 +75,10 @@ impl WorkerContext {
         }
     }
 
-    /// Gives the lease back, if held; the worker's queue must be empty and
-    /// it must not be polling.
+    /// Gives the lease back, if held; the worker's queue and `next` slot
+    /// must be empty and it must not be polling. (A worker parking after
+    /// [`stop`](Shared::stop) may release with a task left in `next`: the
+    /// run has failed, and that task is never polled again.)
     pub(crate) fn release(&self) {
         if self.busy.replace(false) {
             self.shared.uncount_active(self.index);

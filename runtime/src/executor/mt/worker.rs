@@ -158,7 +158,9 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
     };
     cx.polling.set(false);
     let Some(outcome) = outcome else {
-        task.finish(); // no future: finished before
+        // Defensive: only `retire` and `take_down` take the future, and
+        // both leave the task DONE, which `start_poll` refuses.
+        task.finish();
         return;
     };
     // File what the ports noted during the poll under this task.

@@ -81,7 +81,6 @@ impl LocalQueue {
         Some(f(unsafe { &mut *self.ids.get() }))
     }
 
-    /// Queues `id` if called on the running executor's thread.
     /// Runs `f` on the queue's ids for the thread that holds `running`,
     /// without reading the thread-local mark (see [`Running`]).
     #[inline(always)]
@@ -100,6 +99,7 @@ impl LocalQueue {
         Some(f(unsafe { &mut *self.ids.get() }))
     }
 
+    /// Queues `id` if called on the running executor's thread.
     #[cfg(test)]
     fn try_push(&self, id: usize) -> bool {
         self.try_push_with(|| Some(id))
