@@ -65,6 +65,9 @@ impl From<&str> for Name {
     }
 }
 
+// Only the tests hand over names already shared; the runtime builds every
+// name from the `String` given to `add_model`.
+#[cfg(test)]
 impl From<Arc<str>> for Name {
     /// Inline if short (the `Arc` is then dropped), else the same `Arc`.
     fn from(name: Arc<str>) -> Self {
