@@ -2,7 +2,7 @@
 //!
 //! Parsing only classifies: which fields are ports, which methods carry
 //! which port attribute, what each argument looks like. Nothing is rejected
-//! here unless it cannot be represented; the rules live in `valid.rs`, so
+//! here unless it cannot be represented; the rules live in `valid/rules/`, so
 //! that every violation is reported in one compile.
 
 use proc_macro2::TokenStream;
@@ -33,7 +33,7 @@ pub enum ModelArgValue {
     Path(Path),
     /// `ports = Name`, `message = Name`.
     Ident(Ident),
-    /// An argument not known to the macro (reported by `valid.rs`).
+    /// An argument not known to the macro (reported by `valid/rules/arguments.rs`).
     Unknown,
 }
 

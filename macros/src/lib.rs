@@ -9,10 +9,12 @@
 //! This file holds the entry points only. Each goes parse (`ast`, a
 //! borrowed model of the item) → validate (`valid`, every error collected
 //! and reported in one compile) → expand (`expand`, on `proc_macro2` types,
-//! snapshot-tested).
+//! snapshot-tested). `names` derives the generated names, for both of the
+//! last two stages.
 
 mod ast;
 mod expand;
+mod names;
 mod valid;
 
 use proc_macro::TokenStream;

@@ -235,7 +235,7 @@ fn errors_are_collected() {
 
 #[test]
 fn type_names_read_like_source() {
-    use crate::valid::type_name;
+    use crate::names::type_name;
     let ty: syn::Type = syn::parse_quote!(Vec<(u8, &'static str)>);
     assert_eq!(type_name(&ty), "Vec<(u8, &'static str)>");
     let ty: syn::Type = syn::parse_quote!(Box<dyn Fn(u8) -> u8 + Send>);

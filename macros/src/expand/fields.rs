@@ -8,7 +8,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::option;
-use crate::valid::{port_name, type_name, ModelStruct};
+use crate::names::{port_name, type_name};
+use crate::valid::ModelStruct;
 
 pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
     let krate = &model.settings.krate;

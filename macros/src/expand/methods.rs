@@ -8,7 +8,8 @@ use syn::{GenericParam, Generics};
 
 use super::option;
 use crate::ast::is_unit;
-use crate::valid::{port_name, type_name, ModelImpl, PortKind, RecvPort};
+use crate::names::{port_name, type_name};
+use crate::valid::{ModelImpl, PortKind, RecvPort};
 
 pub fn expand(model: &ModelImpl<'_>) -> TokenStream {
     if !model.generate {

@@ -1,0 +1,68 @@
+//! The struct half: which fields are sending ports, and their `#[required]`
+//! marks.
+
+use super::rules::{check_args, check_generics, check_marker_attr};
+use super::{Ctxt, ModelStruct, PortKind, SendPort};
+use crate::ast::{self, FieldKind};
+
+/// Checks the struct half.
+pub fn check_struct<'a>(
+    cx: &mut Ctxt,
+    args: &ast::ModelArgs,
+    model: &ast::Struct<'a>,
+) -> ModelStruct<'a> {
+    let settings = check_args(cx, args, false);
+    check_generics(cx, &model.item.generics);
+    let ports = model
+        .fields
+        .iter()
+        .filter_map(|field| check_field(cx, field))
+        .collect();
+    ModelStruct {
+        settings,
+        item: model.item,
+        ports,
+    }
+}
+
+/// The field as a sending port, or `None` for state or a broken port.
+fn check_field<'a>(cx: &mut Ctxt, field: &ast::Field<'a>) -> Option<SendPort<'a>> {
+    check_required_attrs(cx, &field.required);
+    let (kind, payload, reply) = match field.kind {
+        FieldKind::Output { payload } => (PortKind::Output, payload, None),
+        FieldKind::Requestor { request, reply } => (PortKind::Requestor, request, Some(reply)),
+        FieldKind::State => {
+            if let Some(attr) = field.required.first() {
+                cx.error(
+                    attr,
+                    "`#[required]` applies only to `Output` and `Requestor` fields",
+                );
+            }
+            return None;
+        }
+    };
+    let Some(ident) = &field.field.ident else {
+        cx.error(
+            &field.field.ty,
+            "a port needs a name: declare the model with named fields",
+        );
+        return None;
+    };
+    Some(SendPort {
+        ident,
+        kind,
+        payload,
+        reply,
+        required: !field.required.is_empty(),
+    })
+}
+
+/// Each `#[required]` mark takes no argument, and a field has at most one.
+fn check_required_attrs(cx: &mut Ctxt, attrs: &[&syn::Attribute]) {
+    for (i, attr) in attrs.iter().enumerate() {
+        check_marker_attr(cx, attr, "required");
+        if i > 0 {
+            cx.error(attr, "duplicate `#[required]` attribute");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Rules on attribute arguments: those of `#[model(...)]`, and none at all
+//! for the markers `#[input]`, `#[replier]`, `#[init]` and `#[required]`.
+
+use quote::{quote, ToTokens};
+use syn::{Attribute, Meta, MetaList};
+
+use crate::ast::{ModelArg, ModelArgValue, ModelArgs};
+use crate::valid::{Ctxt, Settings};
+
+/// Checks the arguments of `#[model(...)]`; `on_impl` tells which half.
+pub fn check_args(cx: &mut Ctxt, args: &ModelArgs, on_impl: bool) -> Settings {
+    let mut settings = Settings {
+        krate: quote!(::causim),
+        ports: None,
+        message: None,
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for arg in &args.args {
+        let key = arg.key.to_string();
+        if seen.contains(&key) {
+            cx.error(&arg.key, format_args!("duplicate argument `{key}`"));
+            continue;
+        }
+        seen.push(key.clone());
+        apply_arg(cx, &mut settings, arg, &key, on_impl);
+    }
+    settings
+}
+
+/// Records one argument, whose key is `key`, in `settings`, or reports it.
+fn apply_arg(cx: &mut Ctxt, settings: &mut Settings, arg: &ModelArg, key: &str, on_impl: bool) {
+    match (&arg.value, key) {
+        (ModelArgValue::Path(path), _) => settings.krate = path.to_token_stream(),
+        (ModelArgValue::Ident(name), "ports") if on_impl => settings.ports = Some(name.clone()),
+        (ModelArgValue::Ident(name), _) if on_impl => settings.message = Some(name.clone()),
+        (ModelArgValue::Ident(_), _) => cx.error(
+            &arg.key,
+            format_args!(
+                "`{key}` names a type generated from the impl block: write it on `#[model]` of the impl block, not of the struct"
+            ),
+        ),
+        (ModelArgValue::Unknown, _) => cx.error(
+            &arg.key,
+            format_args!(
+                "unknown argument `{key}`, expected {}",
+                if on_impl {
+                    "`crate`, `ports` or `message`"
+                } else {
+                    "`crate`"
+                }
+            ),
+        ),
+    }
+}
+
+/// Rejects any argument of a marker attribute such as `#[input]`.
+pub fn check_marker_attr(cx: &mut Ctxt, attr: &Attribute, name: &str) {
+    match &attr.meta {
+        Meta::Path(_) => {}
+        Meta::List(list) => check_marker_list(cx, list, name),
+        Meta::NameValue(nv) => cx.error(&nv.value, format_args!("`#[{name}]` takes no arguments")),
+    }
+}
+
+/// `#[name(...)]`: an error at each argument, or at the list if it holds
+/// none that parses.
+fn check_marker_list(cx: &mut Ctxt, list: &MetaList, name: &str) {
+    let mut reported = false;
+    let _ = list.parse_nested_meta(|meta| {
+        let key = meta.path.to_token_stream().to_string().replace(' ', "");
+        cx.error(
+            &meta.path,
+            format_args!("unknown argument `{key}`: `#[{name}]` takes no arguments"),
+        );
+        reported = true;
+        // Skip the value, if any.
+        if meta.input.peek(syn::Token![=]) {
+            let _: syn::Expr = meta.value()?.parse()?;
+        }
+        Ok(())
+    });
+    if !reported {
+        cx.error(list, format_args!("`#[{name}]` takes no arguments"));
+    }
+}
