@@ -5,7 +5,7 @@
 mod fields;
 mod methods;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{ImplItem, Item};
@@ -25,31 +25,11 @@ pub fn model(attr: TokenStream, item: TokenStream) -> TokenStream {
         ModelArgs { args: Vec::new() }
     });
     match &parsed {
-        Item::Struct(item) => {
-            let ast = ast::Struct::parse(item);
-            let model = valid::check_struct(&mut cx, &args, &ast);
-            let generated = fields::expand(&model);
-            let item = strip_struct(item.clone());
-            finish(cx, quote!(#item #generated))
-        }
-        Item::Impl(item) => {
-            let ast = ast::Impl::parse(item);
-            let model = valid::check_impl(&mut cx, &args, &ast);
-            let generated = methods::expand(&model);
-            let item = strip_impl(item.clone());
-            finish(cx, quote!(#item #generated))
-        }
+        Item::Struct(item) => struct_half(cx, &args, item),
+        Item::Impl(item) => impl_half(cx, &args, item),
         other => {
-            let span = match other {
-                Item::Enum(e) => e.enum_token.span(),
-                Item::Fn(f) => f.sig.fn_token.span(),
-                Item::Trait(t) => t.trait_token.span(),
-                Item::Union(u) => u.union_token.span(),
-                Item::Mod(m) => m.mod_token.span(),
-                _ => other.span(),
-            };
             cx.error_at(
-                span,
+                keyword_span(other),
                 "`#[model]` applies to a struct and to its inherent impl block, nothing else",
             );
             finish(cx, item)
@@ -57,11 +37,43 @@ pub fn model(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// The struct, stripped of `#[required]`, and what its fields generate.
+fn struct_half(mut cx: Ctxt, args: &ModelArgs, item: &syn::ItemStruct) -> TokenStream {
+    let ast = ast::Struct::parse(item);
+    let model = valid::check_struct(&mut cx, args, &ast);
+    let generated = fields::expand(&model);
+    let item = strip_struct(item.clone());
+    finish(cx, quote!(#item #generated))
+}
+
+/// The impl block, stripped of the port attributes, and what its methods
+/// generate.
+fn impl_half(mut cx: Ctxt, args: &ModelArgs, item: &syn::ItemImpl) -> TokenStream {
+    let ast = ast::Impl::parse(item);
+    let model = valid::check_impl(&mut cx, args, &ast);
+    let generated = methods::expand(&model);
+    let item = strip_impl(item.clone());
+    finish(cx, quote!(#item #generated))
+}
+
+/// Where to report `#[model]` on an item that cannot be a model: its
+/// keyword (`enum`, `fn`, …) when it has one.
+fn keyword_span(item: &Item) -> Span {
+    match item {
+        Item::Enum(e) => e.enum_token.span(),
+        Item::Fn(f) => f.sig.fn_token.span(),
+        Item::Trait(t) => t.trait_token.span(),
+        Item::Union(u) => u.union_token.span(),
+        Item::Mod(m) => m.mod_token.span(),
+        _ => item.span(),
+    }
+}
+
 /// `#[input]`, `#[replier]` or `#[init]` outside a `#[model]` impl block:
 /// an error at the attribute, and the item unchanged.
 pub fn misplaced(role: &str, item: TokenStream) -> TokenStream {
     let error = syn::Error::new(
-        proc_macro2::Span::call_site(),
+        Span::call_site(),
         format_args!(
             "`#[{role}]` only works on a method of an impl block marked `#[model]`; add `#[model]` to the impl block"
         ),
@@ -77,6 +89,7 @@ fn finish(cx: Ctxt, tokens: TokenStream) -> TokenStream {
     }
 }
 
+/// `tokens` followed by `error` as `compile_error!` invocations.
 fn with_errors(tokens: TokenStream, error: syn::Error) -> TokenStream {
     let errors = error.to_compile_error();
     quote!(#tokens #errors)

@@ -4,13 +4,16 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{GenericParam, Generics};
+use syn::{GenericParam, Generics, Ident, Type};
 
 use super::option;
 use crate::ast::is_unit;
 use crate::names::{port_name, type_name};
-use crate::valid::{ModelImpl, PortKind, RecvPort};
+use crate::valid::{Hook, ModelImpl, PortKind, RecvPort};
 
+/// The message enum, the ports struct and `ports()`, then `impl Model`,
+/// the `Debug` impls and the payload checks in an anonymous
+/// `const _: () = { … };` block. Nothing for a trait impl.
 pub fn expand(model: &ModelImpl<'_>) -> TokenStream {
     if !model.generate {
         return TokenStream::new();
@@ -125,26 +128,10 @@ fn ports_struct(model: &ModelImpl<'_>) -> TokenStream {
     let generics = &model.item.generics;
     let where_clause = &generics.where_clause;
     let ports_fn = ports_fn(model);
-    let fields = model.ports.iter().map(|port| {
-        let ident = port.ident;
-        let port_name = port_name(ident);
-        let payload = payload(port);
-        let payload_name = type_name(&payload);
-        match port.kind {
-            PortKind::Input => {
-                let doc = format!(" Input `{port_name}`, taking `{payload_name}`.");
-                quote!(#[doc = #doc] pub #ident: #krate::InputPort<#self_ty, #payload>)
-            }
-            _ => {
-                let reply = &port.reply;
-                let doc = format!(
-                    " Replier `{port_name}`, taking `{payload_name}` and replying `{}`.",
-                    type_name(reply)
-                );
-                quote!(#[doc = #doc] pub #ident: #krate::ReplierPort<#self_ty, #payload, #reply>)
-            }
-        }
-    });
+    let fields = model
+        .ports
+        .iter()
+        .map(|port| port_field(krate, self_ty, port));
     // A generic model with no port would leave the struct's parameters
     // unused.
     let marker = (model.ports.is_empty() && has_type_or_const_params(generics)).then(|| {
@@ -165,6 +152,29 @@ fn ports_struct(model: &ModelImpl<'_>) -> TokenStream {
         }
     };
     quote!(#ports_struct #ports_fn)
+}
+
+/// The ports struct's field for one port, e.g. `pub set_point:
+/// InputPort<Thermostat, f64>`, with its doc.
+fn port_field(krate: &TokenStream, self_ty: &Type, port: &RecvPort<'_>) -> TokenStream {
+    let ident = port.ident;
+    let port_name = port_name(ident);
+    let payload = payload(port);
+    let payload_name = type_name(&payload);
+    match port.kind {
+        PortKind::Input => {
+            let doc = format!(" Input `{port_name}`, taking `{payload_name}`.");
+            quote!(#[doc = #doc] pub #ident: #krate::InputPort<#self_ty, #payload>)
+        }
+        _ => {
+            let reply = &port.reply;
+            let doc = format!(
+                " Replier `{port_name}`, taking `{payload_name}` and replying `{}`.",
+                type_name(reply)
+            );
+            quote!(#[doc = #doc] pub #ident: #krate::ReplierPort<#self_ty, #payload, #reply>)
+        }
+    }
 }
 
 /// `impl Thermostat { pub fn ports() -> ThermostatPorts { … } }`, unless
@@ -205,6 +215,7 @@ fn ports_fn(model: &ModelImpl<'_>) -> TokenStream {
     }
 }
 
+/// Whether `generics` has a type or const parameter (lifetimes aside).
 fn has_type_or_const_params(generics: &Generics) -> bool {
     generics
         .params
@@ -212,126 +223,158 @@ fn has_type_or_const_params(generics: &Generics) -> bool {
         .any(|p| !matches!(p, GenericParam::Lifetime(_)))
 }
 
-/// `impl Model for Thermostat { … }`.
+/// `impl Model for Thermostat { … }`: the message type, `dispatch`, the
+/// `init` hook, the metadata and the required-port check.
 fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
     let self_ty = &model.item.self_ty;
     let message = &model.message;
     let (impl_generics, ty_generics, where_clause) = model.item.generics.split_for_impl();
+    let dispatch = dispatch_fn(model);
+    let init = model.init.as_ref().map(init_fn);
+    let metadata = metadata_fns(model);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics causim::Model for #self_ty #where_clause {
+            type Message = #message #ty_generics;
+
+            #dispatch
+
+            #init
+
+            #metadata
+        }
+    }
+}
+
+/// `fn dispatch(…)`: one `match` over the message, calling the port's
+/// method.
+fn dispatch_fn(model: &ModelImpl<'_>) -> TokenStream {
+    let message = &model.message;
     let uses_context = model.ports.iter().any(|p| p.takes_context);
     let cx = if uses_context {
         quote!(cx)
     } else {
         quote!(_cx)
     };
-    let arms = model.ports.iter().map(|port| {
-        let method = port.ident;
-        let variant = &port.variant;
-        let (pattern, args) = match (port.kind, &port.payload) {
-            (PortKind::Input, Some(_)) => (quote!(payload), quote!(payload)),
-            (PortKind::Input, None) => (quote!(()), quote!()),
-            (_, Some(_)) => (quote!(request), quote!(request)),
-            (_, None) => (quote!(()), quote!()),
-        };
-        let args = match (port.takes_context, args.is_empty()) {
-            (false, _) => args,
-            (true, true) => quote!(cx),
-            (true, false) => quote!(#args, cx),
-        };
-        let call = if port.is_async {
-            quote!(self.#method(#args).await)
-        } else {
-            quote!(self.#method(#args))
-        };
-        match port.kind {
-            PortKind::Input => quote!(#message::#variant(#pattern) => #call),
-            _ => quote!(#message::#variant(#pattern, reply) => reply.send(#call)),
-        }
-    });
+    let arms = model.ports.iter().map(|port| dispatch_arm(message, port));
     let marker_arm = marker(model).map(|(_, arm)| arm);
-
-    let init = model.init.as_ref().map(|hook| {
-        let method = hook.ident;
-        let (param, args) = if hook.takes_context {
-            (quote!(cx), quote!(cx))
-        } else {
-            (quote!(_cx), quote!())
-        };
-        let call = if hook.is_async {
-            quote!(self.#method(#args).await)
-        } else {
-            quote!(self.#method(#args))
-        };
-        quote! {
-            fn init<'a>(
-                &'a mut self,
-                #param: &'a mut causim::Context<Self>,
-            ) -> impl causim::Future<Output = ()> + Send + 'a {
-                async move { #call }
+    quote! {
+        fn dispatch<'a>(
+            &'a mut self,
+            message: Self::Message,
+            #cx: &'a mut causim::Context<Self>,
+        ) -> impl causim::Future<Output = ()> + Send + 'a {
+            async move {
+                match message {
+                    #(#arms,)*
+                    #marker_arm
+                }
             }
         }
-    });
+    }
+}
 
+/// The `dispatch` arm of one port: `ThermostatMessage::SetPoint(payload) =>
+/// self.set_point(payload)`, with `.await` for an `async` method, `cx` for
+/// one that takes the context, and `reply.send(…)` around a replier's call.
+fn dispatch_arm(message: &Ident, port: &RecvPort<'_>) -> TokenStream {
+    let method = port.ident;
+    let variant = &port.variant;
+    let (pattern, args) = match (port.kind, &port.payload) {
+        (PortKind::Input, Some(_)) => (quote!(payload), quote!(payload)),
+        (PortKind::Input, None) => (quote!(()), quote!()),
+        (_, Some(_)) => (quote!(request), quote!(request)),
+        (_, None) => (quote!(()), quote!()),
+    };
+    let args = match (port.takes_context, args.is_empty()) {
+        (false, _) => args,
+        (true, true) => quote!(cx),
+        (true, false) => quote!(#args, cx),
+    };
+    let call = if port.is_async {
+        quote!(self.#method(#args).await)
+    } else {
+        quote!(self.#method(#args))
+    };
+    match port.kind {
+        PortKind::Input => quote!(#message::#variant(#pattern) => #call),
+        _ => quote!(#message::#variant(#pattern, reply) => reply.send(#call)),
+    }
+}
+
+/// `fn init(…)`, calling the `#[init]` hook.
+fn init_fn(hook: &Hook<'_>) -> TokenStream {
+    let method = hook.ident;
+    let (param, args) = if hook.takes_context {
+        (quote!(cx), quote!(cx))
+    } else {
+        (quote!(_cx), quote!())
+    };
+    let call = if hook.is_async {
+        quote!(self.#method(#args).await)
+    } else {
+        quote!(self.#method(#args))
+    };
+    quote! {
+        fn init<'a>(
+            &'a mut self,
+            #param: &'a mut causim::Context<Self>,
+        ) -> impl causim::Future<Output = ()> + Send + 'a {
+            async move { #call }
+        }
+    }
+}
+
+/// `fn metadata()`, listing the inputs and repliers here and the outputs
+/// and requestors of the struct half, and `fn unconnected_required_ports`,
+/// delegating to the struct half.
+fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
+    let self_ty = &model.item.self_ty;
     let model_name = model.name.to_string();
-    let inputs = model.ports.iter().map(|port| {
-        let name = port_name(port.ident);
-        let kind = port.kind.variant();
-        let payload = type_name_of(port);
-        let reply = option(port.reply.as_ref().map(type_name));
-        quote! {
-            causim::PortMetadata {
-                name: #name,
-                kind: causim::PortKind::#kind,
-                payload: #payload,
-                reply: #reply,
-                required: false,
-            }
-        }
-    });
+    let inputs = model.ports.iter().map(port_metadata);
     // Spanned at the model's type, so that a missing `#[model]` on the
     // struct is reported at `impl Name`.
     let outputs = quote_spanned!(self_ty.span()=> <Self as causim::ModelFields>::OUTPUTS);
     let unconnected = quote_spanned! {self_ty.span()=>
         <Self as causim::ModelFields>::unconnected_required_ports(self, missing)
     };
-
     quote! {
-        #[automatically_derived]
-        impl #impl_generics causim::Model for #self_ty #where_clause {
-            type Message = #message #ty_generics;
-
-            fn dispatch<'a>(
-                &'a mut self,
-                message: Self::Message,
-                #cx: &'a mut causim::Context<Self>,
-            ) -> impl causim::Future<Output = ()> + Send + 'a {
-                async move {
-                    match message {
-                        #(#arms,)*
-                        #marker_arm
-                    }
-                }
+        fn metadata() -> causim::ModelMetadata {
+            causim::ModelMetadata {
+                type_name: #model_name,
+                inputs: &[#(#inputs),*],
+                outputs: #outputs,
             }
+        }
 
-            #init
-
-            fn metadata() -> causim::ModelMetadata {
-                causim::ModelMetadata {
-                    type_name: #model_name,
-                    inputs: &[#(#inputs),*],
-                    outputs: #outputs,
-                }
-            }
-
-            fn unconnected_required_ports(
-                &self,
-                missing: &mut Vec<&'static causim::PortMetadata>,
-            ) {
-                #unconnected
-            }
+        fn unconnected_required_ports(
+            &self,
+            missing: &mut Vec<&'static causim::PortMetadata>,
+        ) {
+            #unconnected
         }
     }
 }
 
+/// `causim::PortMetadata { name: "set_point", kind: …, … }` for one input
+/// or replier.
+fn port_metadata(port: &RecvPort<'_>) -> TokenStream {
+    let name = port_name(port.ident);
+    let kind = port.kind.variant();
+    let payload = type_name_of(port);
+    let reply = option(port.reply.as_ref().map(type_name));
+    quote! {
+        causim::PortMetadata {
+            name: #name,
+            kind: causim::PortKind::#kind,
+            payload: #payload,
+            reply: #reply,
+            required: false,
+        }
+    }
+}
+
+/// The payload type's name, `()` when the port has none.
 fn type_name_of(port: &RecvPort<'_>) -> String {
     match &port.payload {
         Some(ty) => type_name(ty),
