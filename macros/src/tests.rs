@@ -13,6 +13,16 @@ fn expand_model(item_struct: TokenStream, item_impl: TokenStream) -> String {
     pretty(out)
 }
 
+/// Snapshots `expansion` as `name`, without insta's `expression:` header,
+/// which would hold the `quote!` input as an unreadable one-line token dump
+/// (the input is in the calling test, formatted).
+fn assert_expansion(name: &str, expansion: String) {
+    insta::with_settings!({ omit_expression => true }, {
+        insta::assert_snapshot!(name, expansion);
+    });
+}
+
+/// The tokens as a formatted Rust file.
 fn pretty(tokens: TokenStream) -> String {
     let file: syn::File = syn::parse2(tokens.clone())
         .unwrap_or_else(|e| panic!("expansion does not parse: {e}\n{tokens}"));
@@ -21,191 +31,212 @@ fn pretty(tokens: TokenStream) -> String {
 
 #[test]
 fn minimal() {
-    insta::assert_snapshot!(expand_model(
-        quote! {
-            pub struct Counter {
-                count: u64,
-            }
-        },
-        quote! {
-            impl Counter {
-                #[input]
-                pub fn add(&mut self, n: u64) {
-                    self.count += n;
+    assert_expansion(
+        "minimal",
+        expand_model(
+            quote! {
+                pub struct Counter {
+                    count: u64,
                 }
-            }
-        },
-    ));
+            },
+            quote! {
+                impl Counter {
+                    #[input]
+                    pub fn add(&mut self, n: u64) {
+                        self.count += n;
+                    }
+                }
+            },
+        ),
+    );
 }
 
 #[test]
 fn sync_and_async_inputs() {
-    insta::assert_snapshot!(expand_model(
-        quote! {
-            pub struct Relay {
-                pub out: Output<u64>,
-                last: u64,
-            }
-        },
-        quote! {
-            impl Relay {
-                #[input]
-                pub fn store(&mut self, value: u64) {
-                    self.last = value;
+    assert_expansion(
+        "sync_and_async_inputs",
+        expand_model(
+            quote! {
+                pub struct Relay {
+                    pub out: Output<u64>,
+                    last: u64,
                 }
+            },
+            quote! {
+                impl Relay {
+                    #[input]
+                    pub fn store(&mut self, value: u64) {
+                        self.last = value;
+                    }
 
-                #[input]
-                pub async fn forward(&mut self, value: u64) {
-                    self.out.send(value).await;
-                }
+                    #[input]
+                    pub async fn forward(&mut self, value: u64) {
+                        self.out.send(value).await;
+                    }
 
-                #[input]
-                pub async fn repeat(&mut self) {
-                    self.out.send(self.last).await;
-                }
+                    #[input]
+                    pub async fn repeat(&mut self) {
+                        self.out.send(self.last).await;
+                    }
 
-                fn helper(&self) -> u64 {
-                    self.last
+                    fn helper(&self) -> u64 {
+                        self.last
+                    }
                 }
-            }
-        },
-    ));
+            },
+        ),
+    );
 }
 
 #[test]
 fn repliers() {
-    insta::assert_snapshot!(expand_model(
-        quote! {
-            pub struct Sensor {
-                celsius: f64,
-            }
-        },
-        quote! {
-            impl Sensor {
-                #[replier]
-                pub fn temperature(&mut self, _: ()) -> f64 {
-                    self.celsius
+    assert_expansion(
+        "repliers",
+        expand_model(
+            quote! {
+                pub struct Sensor {
+                    celsius: f64,
                 }
+            },
+            quote! {
+                impl Sensor {
+                    #[replier]
+                    pub fn temperature(&mut self, _: ()) -> f64 {
+                        self.celsius
+                    }
 
-                #[replier]
-                pub async fn scaled(&mut self, factor: f64) -> f64 {
-                    self.celsius * factor
-                }
+                    #[replier]
+                    pub async fn scaled(&mut self, factor: f64) -> f64 {
+                        self.celsius * factor
+                    }
 
-                #[replier]
-                pub fn name(&mut self) -> String {
-                    "sensor".to_owned()
+                    #[replier]
+                    pub fn name(&mut self) -> String {
+                        "sensor".to_owned()
+                    }
                 }
-            }
-        },
-    ));
+            },
+        ),
+    );
 }
 
 #[test]
 fn context_arguments() {
-    insta::assert_snapshot!(expand_model(
-        quote! {
-            pub struct Timer;
-        },
-        quote! {
-            impl Timer {
-                #[input]
-                pub fn arm(&mut self, delay: Duration, cx: &mut Context<Self>) {
-                    cx.schedule_in(delay, Self::ports().ring, ()).unwrap();
-                }
+    assert_expansion(
+        "context_arguments",
+        expand_model(
+            quote! {
+                pub struct Timer;
+            },
+            quote! {
+                impl Timer {
+                    #[input]
+                    pub fn arm(&mut self, delay: Duration, cx: &mut Context<Self>) {
+                        cx.schedule_in(delay, Self::ports().ring, ()).unwrap();
+                    }
 
-                #[input]
-                pub async fn ring(&mut self, cx: &mut Context<Self>) {
-                    println!("ring at {}", cx.time());
-                }
+                    #[input]
+                    pub async fn ring(&mut self, cx: &mut Context<Self>) {
+                        println!("ring at {}", cx.time());
+                    }
 
-                #[replier]
-                pub fn now(&mut self, _: (), cx: &mut Context<Self>) -> SimTime {
-                    cx.time()
+                    #[replier]
+                    pub fn now(&mut self, _: (), cx: &mut Context<Self>) -> SimTime {
+                        cx.time()
+                    }
                 }
-            }
-        },
-    ));
+            },
+        ),
+    );
 }
 
 #[test]
 fn init_hook() {
-    insta::assert_snapshot!(expand_model(
-        quote! {
-            pub struct Clock {
-                pub tick: Output<()>,
-            }
-        },
-        quote! {
-            impl Clock {
-                #[init]
-                async fn start(&mut self, cx: &mut Context<Self>) {
-                    self.tick.send(()).await;
-                    cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+    assert_expansion(
+        "init_hook",
+        expand_model(
+            quote! {
+                pub struct Clock {
+                    pub tick: Output<()>,
                 }
+            },
+            quote! {
+                impl Clock {
+                    #[init]
+                    async fn start(&mut self, cx: &mut Context<Self>) {
+                        self.tick.send(()).await;
+                        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                    }
 
-                #[input]
-                async fn tick(&mut self, cx: &mut Context<Self>) {
-                    self.tick.send(()).await;
-                    cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                    #[input]
+                    async fn tick(&mut self, cx: &mut Context<Self>) {
+                        self.tick.send(()).await;
+                        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                    }
                 }
-            }
-        },
-    ));
+            },
+        ),
+    );
 }
 
 #[test]
 fn generics() {
-    insta::assert_snapshot!(expand_model(
-        quote! {
-            pub struct Buffer<T: Clone + Send + 'static, const N: usize> {
-                pub out: Output<Vec<T>>,
-                items: Vec<T>,
-            }
-        },
-        quote! {
-            impl<T: Clone + Send + 'static, const N: usize> Buffer<T, N> {
-                #[input]
-                pub async fn push(&mut self, item: T) {
-                    self.items.push(item);
-                    if self.items.len() == N {
-                        let items = std::mem::take(&mut self.items);
-                        self.out.send(items).await;
+    assert_expansion(
+        "generics",
+        expand_model(
+            quote! {
+                pub struct Buffer<T: Clone + Send + 'static, const N: usize> {
+                    pub out: Output<Vec<T>>,
+                    items: Vec<T>,
+                }
+            },
+            quote! {
+                impl<T: Clone + Send + 'static, const N: usize> Buffer<T, N> {
+                    #[input]
+                    pub async fn push(&mut self, item: T) {
+                        self.items.push(item);
+                        if self.items.len() == N {
+                            let items = std::mem::take(&mut self.items);
+                            self.out.send(items).await;
+                        }
+                    }
+
+                    #[replier]
+                    pub fn len(&mut self) -> usize {
+                        self.items.len()
                     }
                 }
-
-                #[replier]
-                pub fn len(&mut self) -> usize {
-                    self.items.len()
-                }
-            }
-        },
-    ));
+            },
+        ),
+    );
 }
 
 #[test]
 fn required_ports() {
-    insta::assert_snapshot!(expand_model(
-        quote! {
-            pub struct Thermostat {
-                #[required]
-                pub heater: Output<bool>,
-                #[required]
-                pub read_temp: Requestor<(), f64>,
-                pub log: Output<String>,
-                setpoint: f64,
-            }
-        },
-        quote! {
-            impl Thermostat {
-                #[input]
-                pub async fn tick(&mut self) {
-                    let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
-                    self.heater.send(t < self.setpoint).await;
+    assert_expansion(
+        "required_ports",
+        expand_model(
+            quote! {
+                pub struct Thermostat {
+                    #[required]
+                    pub heater: Output<bool>,
+                    #[required]
+                    pub read_temp: Requestor<(), f64>,
+                    pub log: Output<String>,
+                    setpoint: f64,
                 }
-            }
-        },
-    ));
+            },
+            quote! {
+                impl Thermostat {
+                    #[input]
+                    pub async fn tick(&mut self) {
+                        let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
+                        self.heater.send(t < self.setpoint).await;
+                    }
+                }
+            },
+        ),
+    );
 }
 
 #[test]
@@ -247,41 +278,44 @@ fn type_names_read_like_source() {
 /// The model of `docs/macros.md`, whose expansion is shown there.
 #[test]
 fn docs_example() {
-    insta::assert_snapshot!(expand_model(
-        quote! {
-            pub struct Thermostat {
-                #[required]
-                pub heater: Output<bool>,
-                pub read_temp: Requestor<(), f64>,
-                setpoint: f64,
-            }
-        },
-        quote! {
-            impl Thermostat {
-                #[init]
-                async fn start(&mut self, cx: &mut Context<Self>) {
-                    cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+    assert_expansion(
+        "docs_example",
+        expand_model(
+            quote! {
+                pub struct Thermostat {
+                    #[required]
+                    pub heater: Output<bool>,
+                    pub read_temp: Requestor<(), f64>,
+                    setpoint: f64,
                 }
+            },
+            quote! {
+                impl Thermostat {
+                    #[init]
+                    async fn start(&mut self, cx: &mut Context<Self>) {
+                        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                    }
 
-                #[input]
-                pub fn set_point(&mut self, celsius: f64) {
-                    self.setpoint = celsius;
+                    #[input]
+                    pub fn set_point(&mut self, celsius: f64) {
+                        self.setpoint = celsius;
+                    }
+
+                    #[input]
+                    pub async fn tick(&mut self, cx: &mut Context<Self>) {
+                        let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
+                        self.heater.send(t < self.setpoint).await;
+                        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                    }
+
+                    #[replier]
+                    pub fn setpoint(&mut self, _: ()) -> f64 {
+                        self.setpoint
+                    }
+
+                    fn helper(&self) {}
                 }
-
-                #[input]
-                pub async fn tick(&mut self, cx: &mut Context<Self>) {
-                    let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
-                    self.heater.send(t < self.setpoint).await;
-                    cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
-                }
-
-                #[replier]
-                pub fn setpoint(&mut self, _: ()) -> f64 {
-                    self.setpoint
-                }
-
-                fn helper(&self) {}
-            }
-        },
-    ));
+            },
+        ),
+    );
 }
