@@ -1,5 +1,6 @@
 //! Snapshots of the expansion of `#[model]`, pretty-printed with
-//! prettyplease, so that a change in the generated code shows up in review.
+//! prettyplease, so that a change in the generated code shows up in review;
+//! and the check that `docs/macros.md` shows one of them as it is.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -275,47 +276,137 @@ fn type_names_read_like_source() {
     assert_eq!(type_name(&ty), "std::collections::HashMap<String, [u8; 4]>");
 }
 
-/// The model of `docs/macros.md`, whose expansion is shown there.
+/// The model of `docs/macros.md`, whose expansion is shown there: the struct
+/// half and the impl half.
+fn docs_model() -> (TokenStream, TokenStream) {
+    let item_struct = quote! {
+        pub struct Thermostat {
+            #[required]
+            pub heater: Output<bool>,
+            pub read_temp: Requestor<(), f64>,
+            setpoint: f64,
+        }
+    };
+    let item_impl = quote! {
+        impl Thermostat {
+            #[init]
+            async fn start(&mut self, cx: &mut Context<Self>) {
+                cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+            }
+
+            #[input]
+            pub fn set_point(&mut self, celsius: f64) {
+                self.setpoint = celsius;
+            }
+
+            #[input]
+            pub async fn tick(&mut self, cx: &mut Context<Self>) {
+                let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
+                self.heater.send(t < self.setpoint).await;
+                cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+            }
+
+            #[replier]
+            pub fn setpoint(&mut self, _: ()) -> f64 {
+                self.setpoint
+            }
+
+            fn helper(&self) {}
+        }
+    };
+    (item_struct, item_impl)
+}
+
 #[test]
 fn docs_example() {
-    assert_expansion(
-        "docs_example",
-        expand_model(
-            quote! {
-                pub struct Thermostat {
-                    #[required]
-                    pub heater: Output<bool>,
-                    pub read_temp: Requestor<(), f64>,
-                    setpoint: f64,
-                }
-            },
-            quote! {
-                impl Thermostat {
-                    #[init]
-                    async fn start(&mut self, cx: &mut Context<Self>) {
-                        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
-                    }
+    let (item_struct, item_impl) = docs_model();
+    assert_expansion("docs_example", expand_model(item_struct, item_impl));
+}
 
-                    #[input]
-                    pub fn set_point(&mut self, celsius: f64) {
-                        self.setpoint = celsius;
-                    }
+// `docs/macros.md` shows the model of `docs_model` ("## The model") and its
+// expansion ("## The expansion"), which is the `docs_example` snapshot. The
+// two tests below keep them equal. After a change to the generated code:
+//
+// 1. `INSTA_UPDATE=always cargo test -p causim-macros` rewrites
+//    `snapshots/causim_macros__tests__docs_example.snap` (or use
+//    `cargo insta review`, if installed); review it with `git diff`;
+// 2. copy the snapshot's body (everything after its second `---` line) over
+//    the ```` ```rust ```` block under "## The expansion" in `docs/macros.md`.
+//
+// After a change to the model, change `docs_model` and the block under
+// "## The model" alike (comments there are free: they are not tokens), then
+// do the two steps above.
 
-                    #[input]
-                    pub async fn tick(&mut self, cx: &mut Context<Self>) {
-                        let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
-                        self.heater.send(t < self.setpoint).await;
-                        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
-                    }
+/// The `docs/macros.md` page.
+fn docs_page() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/macros.md");
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+}
 
-                    #[replier]
-                    pub fn setpoint(&mut self, _: ()) -> f64 {
-                        self.setpoint
-                    }
+/// The body of the first ```` ```rust ```` block after the heading
+/// `heading` in the page `docs`, each line with its newline.
+fn rust_block_after(docs: &str, heading: &str) -> String {
+    let mut lines = docs
+        .lines()
+        .skip_while(|line| *line != heading)
+        .skip_while(|line| *line != "```rust");
+    assert_eq!(
+        lines.next(),
+        Some("```rust"),
+        "docs/macros.md has no ```rust block after `{heading}`"
+    );
+    lines
+        .take_while(|line| *line != "```")
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
 
-                    fn helper(&self) {}
-                }
-            },
-        ),
+/// The body of a snapshot file: what follows its `---` header.
+fn snapshot_body(snapshot: &str) -> &str {
+    snapshot
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map(|(_header, body)| body)
+        .unwrap_or_else(|| panic!("not an insta snapshot:\n{snapshot}"))
+}
+
+#[test]
+fn docs_show_the_expansion_snapshot() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/snapshots/causim_macros__tests__docs_example.snap"
+    );
+    let snapshot =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    let shown = rust_block_after(&docs_page(), "## The expansion");
+    assert_eq!(
+        shown,
+        snapshot_body(&snapshot),
+        "the expansion in docs/macros.md differs from {path}: copy the snapshot's body there \
+         (steps in the comment before `docs_page` in macros/src/tests.rs)"
+    );
+}
+
+#[test]
+fn docs_show_the_snapshotted_model() {
+    let shown = rust_block_after(&docs_page(), "## The model");
+    let file: syn::File = syn::parse_str(&shown).expect("the model in docs/macros.md parses");
+    // The page's items, without the `use` line and the `#[model]` marks.
+    let mut shown_items = TokenStream::new();
+    for mut item in file.items {
+        match &mut item {
+            syn::Item::Use(_) => continue,
+            syn::Item::Struct(item) => item.attrs.retain(|a| !a.path().is_ident("model")),
+            syn::Item::Impl(item) => item.attrs.retain(|a| !a.path().is_ident("model")),
+            _ => {}
+        }
+        quote::ToTokens::to_tokens(&item, &mut shown_items);
+    }
+    let (item_struct, item_impl) = docs_model();
+    assert_eq!(
+        shown_items.to_string(),
+        quote!(#item_struct #item_impl).to_string(),
+        "the model in docs/macros.md differs from `docs_model` in macros/src/tests.rs \
+         (steps in the comment before `docs_page`)"
     );
 }
