@@ -302,8 +302,11 @@ fn run_panicking_bench(threads: usize) -> usize {
     1
 }
 
+/// A case: builds, runs and drops a bench on the given number of threads.
+type Bench = fn(usize) -> usize;
+
 /// Runs one case and checks that it left nothing allocated.
-fn check(case: &str, threads: usize, bench: fn(usize) -> usize) {
+fn check(case: &str, threads: usize, bench: Bench) {
     let before = live();
     let work = bench(threads);
     let after = live();
@@ -333,7 +336,7 @@ fn main() {
             report(info);
         }
     }));
-    let cases: [(&str, fn(usize) -> usize); 2] = [
+    let cases: [(&str, Bench); 2] = [
         ("messages, requests and events", run_bench),
         ("a model panic", run_panicking_bench),
     ];
