@@ -191,13 +191,7 @@ struct Sink;
 impl crate::Model for Sink {
     type Message = u32;
 
-    fn dispatch<'a>(
-        &'a mut self,
-        _message: u32,
-        _cx: &'a mut crate::Context<Self>,
-    ) -> impl std::future::Future<Output = ()> + Send + 'a {
-        async {}
-    }
+    async fn dispatch(&mut self, _message: u32, _cx: &mut crate::Context<Self>) {}
 
     fn metadata() -> crate::model::ModelMetadata {
         crate::model::ModelMetadata {
