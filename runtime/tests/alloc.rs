@@ -2,56 +2,72 @@
 //! from one model to another (output send, request/reply round trip, a
 //! sender waiting on a full mailbox) costs zero heap allocations.
 //!
-//! A counting global allocator (in this test binary only) counts every
-//! allocation in the process. Each measurement drives N messages between
-//! models with ONE `process_event` call; the bench itself may allocate a
-//! bounded number of times per call (the boxed event, …), so the test
-//! asserts that the count does not grow with N: N = 1 000 and N = 10 000
-//! messages cost exactly the same number of allocations.
+//! A counting global allocator (in this test binary only) counts the
+//! allocations of the thread that measures. Each measurement drives N
+//! messages between models with ONE `process_event` call; the bench itself
+//! may allocate a bounded number of times per call (the boxed event, …),
+//! so the test asserts that the count does not grow with N: N = 1 000 and
+//! N = 10 000 messages cost exactly the same number of allocations.
 //!
 //! A model that schedules its own next event through its context, one
 //! event per time step, allocates nothing per step either: the box of a
 //! fired event is reused for the next one.
 //!
-//! Everything runs in a single `#[test]`: the counter is process-wide, and
-//! a second test running in parallel would pollute it.
+//! The benches run on the single-threaded executor (whatever
+//! `CAUSIM_TEST_THREADS` says), where every model runs on the calling
+//! thread, so a per-thread count sees all of their allocations and none
+//! of anyone else's: the test harness's own threads allocate while a test
+//! runs (a process-wide count failed about once in five full-suite runs).
+//! Counting allocations made by worker threads needs a process-wide
+//! count with nothing else running: see `tests/leak.rs`.
 
 mod common;
 use common::*;
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::cell::Cell;
 
-/// Counts allocations (and reallocations) while `COUNTING` is set.
+/// Counts the allocations (and reallocations) of each thread while it has
+/// asked to.
 struct CountingAllocator;
 
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// True while this thread counts.
+    // `const` and `Cell`: no lazy initialisation and no destructor, so the
+    // allocator can read these without allocating, during thread exit too.
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    /// This thread's count.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Counts one allocation, if this thread is counting.
+fn count_one() {
+    // `try_with`: never panic inside the allocator, even if the slots
+    // were gone (they have no destructor, so they never are).
+    let counting = COUNTING.try_with(Cell::get).unwrap_or(false);
+    if counting {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+}
 
 // SAFETY: every method forwards to `System` with the caller's arguments
 // unchanged, so `System`'s guarantees hold; the counting is a side effect
-// on atomics, which neither allocates nor unwinds.
+// on thread-local cells, which neither allocates nor unwinds.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        count_one();
         // SAFETY: forwarded as is; the caller upholds `alloc`'s contract.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        count_one();
         // SAFETY: forwarded as is; the caller upholds the contract.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        count_one();
         // SAFETY: forwarded as is; the caller upholds the contract.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -66,13 +82,19 @@ unsafe impl GlobalAlloc for CountingAllocator {
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
 
-/// Allocations made while running `f`.
+/// Allocations made by this thread while running `f`.
 fn allocations_during(f: impl FnOnce()) -> usize {
-    ALLOCATIONS.store(0, Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
+    ALLOCATIONS.with(|n| n.set(0));
+    COUNTING.with(|c| c.set(true));
     f();
-    COUNTING.store(false, Ordering::SeqCst);
-    ALLOCATIONS.load(Ordering::SeqCst)
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(Cell::get)
+}
+
+/// The bench builder of this file: always the single-threaded executor,
+/// whose models run on the measuring thread (see the module docs).
+fn single_threaded() -> SimInit {
+    SimInit::new().with_threads(1)
 }
 
 /// Sends N values through an output (to two sinks), or makes N requests
@@ -170,7 +192,7 @@ hand_model! {
 fn self_scheduled_steps_allocate_nothing() {
     let mbox = Mailbox::new();
     let addr = mbox.address();
-    let mut simu = start(sim_init().add_model(Ticker { left: 0, ticks: 0 }, mbox, "ticker"));
+    let mut simu = start(single_threaded().add_model(Ticker { left: 0, ticks: 0 }, mbox, "ticker"));
     let ports = Ticker::ports();
     simu.process_event(ports.more, 100, &addr).unwrap();
     simu.scheduler()
@@ -215,7 +237,7 @@ fn model_to_model_messages_allocate_nothing() {
     let mbox = Mailbox::new();
     let addr = mbox.address();
     let mut simu = start(
-        sim_init()
+        single_threaded()
             .add_model(looper, mbox, "looper")
             .add_model(Summer { sum: 0 }, small, "small")
             .add_model(Summer { sum: 0 }, default, "default")

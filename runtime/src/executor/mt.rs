@@ -170,7 +170,12 @@ impl Executor {
     /// Forgets finished tasks once they make up half of the list.
     fn compact(&mut self) {
         if self.tasks.len() >= 2 * self.compacted + 16 {
-            self.tasks.retain(|t| is_live(t));
+            self.tasks.retain(|t| {
+                // SAFETY: `&mut self`: this is the executor's owner, with
+                // the executor to itself.
+                unsafe { t.release_probe() };
+                is_live(t)
+            });
             self.compacted = self.tasks.len();
         }
     }
@@ -181,10 +186,13 @@ fn stuck_task(task: &Task) -> Option<Stuck> {
     if task.is_done() {
         return None;
     }
-    (!task.probe.is_idle()).then(|| Stuck {
-        meta: TaskMeta::of(&task.probe),
-        waiting: task.waiting(),
+    task.with_probe(|probe| {
+        (!probe.is_idle()).then(|| Stuck {
+            meta: TaskMeta::of(probe),
+            waiting: task.waiting(),
+        })
     })
+    .flatten()
 }
 
 /// True unless the task finished.
@@ -286,16 +294,23 @@ impl Drop for Executor {
         }
         drop(self.shared.drain_injected());
         // Futures hold wakers of tasks (their own, through their mailbox):
-        // dropping them here breaks those cycles.
+        // dropping them here breaks those cycles. Each mailbox's channel
+        // keeps the last waker its task registered, and the task keeps the
+        // channel as its probe: releasing the probe breaks that cycle too.
         for task in self.tasks.drain(..) {
             // A task a stuck worker is polling keeps its future.
             let future = task.take_down();
             let _ = catch_unwind(AssertUnwindSafe(move || drop(future)));
+            // SAFETY: `&mut self`, and the workers are gone (or the list
+            // was forgotten above): the executor is this thread's alone.
+            let _ = catch_unwind(AssertUnwindSafe(|| unsafe { task.release_probe() }));
         }
         // Dropping them may have woken tasks onto the injector.
         drop(self.shared.drain_injected());
         // The candidate list holds tasks, which hold `shared`: break that
-        // cycle too.
+        // cycle too; an untaken panic report holds a mailbox, which holds
+        // its task's waker.
         drop(self.shared.take_candidates());
+        drop(self.shared.take_failure());
     }
 }

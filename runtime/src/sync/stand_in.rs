@@ -7,17 +7,52 @@
 //! the same API subset, take their place; both crates are checked with
 //! loom by their own authors. What the loom tests explore is this crate's
 //! own protocol on top of them.
+//!
+//! A stand-in is only worth its name if it keeps what the real crate keeps
+//! and refuses what it refuses: a stand-in that drops a waker the real
+//! crate caches hid a reference cycle (and the leak of every mailbox on
+//! several threads) from loom. So each method below follows its original
+//! (`diatomic-waker` 0.2.3, `st3` 0.4.1), and its docs say where that
+//! matters: which wakers stay cached, the queue's power-of-two capacity,
+//! the items a steal holds in flight, and the `Busy` refusal while one is
+//! under way.
 
 use std::collections::VecDeque;
 use std::task::Waker;
 
-use loom::sync::{Arc, Mutex};
+use loom::sync::{Arc, Mutex, MutexGuard};
+
+/// Locks `mutex` (no stand-in panics while holding a lock).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap()
+}
+
+/// The state of a [`DiatomicWaker`]: the real crate's two waker slots and
+/// its `INDEX`, `UPDATE` and `REGISTERED` bits, under a lock instead of in
+/// one atomic word.
+#[derive(Debug, Default)]
+struct WakerSlots {
+    /// The two slots; both keep their waker until overwritten or dropped.
+    slots: [Option<Waker>; 2],
+    /// The slot of the current waker, the one `notify` wakes.
+    index: usize,
+    /// True when a newer waker waits in the other slot: the next `notify`
+    /// switches to it.
+    update: bool,
+    /// True while a waker is registered: `notify` wakes only then.
+    registered: bool,
+}
 
 /// Stand-in for `diatomic_waker::DiatomicWaker`.
+///
+/// As in the real crate, nothing but `register` (overwriting the slot not
+/// in use) and the drop of the whole value ever drops a waker: `notify`
+/// wakes by reference and `unregister` only clears the flag, so the last
+/// registered waker stays cached (up to two, while an update is pending).
 #[derive(Debug, Default)]
 pub(crate) struct DiatomicWaker {
-    /// The registered waker.
-    waker: Mutex<Option<Waker>>,
+    /// The slots and flags.
+    state: Mutex<WakerSlots>,
 }
 
 impl DiatomicWaker {
@@ -26,49 +61,101 @@ impl DiatomicWaker {
         Self::default()
     }
 
-    /// Wakes and unregisters the registered waker, if any.
+    /// Wakes the registered waker, if any, and unregisters it (it stays
+    /// cached).
     pub(crate) fn notify(&self) {
-        let waker = self.waker.lock().unwrap().take();
-        if let Some(waker) = waker {
-            waker.wake();
+        let mut state = lock(&self.state);
+        if !state.registered {
+            return;
+        }
+        // Taking the notifier lock switches to an updated waker.
+        if state.update {
+            state.index = 1 - state.index;
+            state.update = false;
+        }
+        state.registered = false;
+        if let Some(waker) = &state.slots[state.index] {
+            waker.wake_by_ref();
         }
     }
 
-    /// Registers `waker`.
+    /// Registers `waker`: cloned into the slot not in use unless it wakes
+    /// the same task as the most recent one.
     ///
     /// # Safety
     ///
-    /// None here; `unsafe` to match the real API.
+    /// None here; `unsafe` to match the real API (one registering thread
+    /// at a time).
     pub(crate) unsafe fn register(&self, waker: &Waker) {
-        *self.waker.lock().unwrap() = Some(waker.clone());
+        let replaced = {
+            let mut state = lock(&self.state);
+            let recent = if state.update {
+                1 - state.index
+            } else {
+                state.index
+            };
+            if state.slots[recent]
+                .as_ref()
+                .is_some_and(|w| w.will_wake(waker))
+            {
+                state.registered = true;
+                return;
+            }
+            let redundant = 1 - state.index;
+            let replaced = state.slots[redundant].replace(waker.clone());
+            state.update = true;
+            state.registered = true;
+            replaced
+        };
+        // Dropped outside the lock: it may be the last reference to a task.
+        drop(replaced);
     }
 
-    /// Unregisters the waker.
+    /// Unregisters the waker: later notifications are ignored. The waker
+    /// is not dropped (the real crate caches it for the next `register`).
     ///
     /// # Safety
     ///
-    /// None here; `unsafe` to match the real API.
+    /// None here; `unsafe` to match the real API (one registering thread
+    /// at a time).
     pub(crate) unsafe fn unregister(&self) {
-        *self.waker.lock().unwrap() = None;
+        lock(&self.state).registered = false;
     }
 }
 
 /// Stand-in for `st3::StealError`.
 #[derive(Debug)]
 pub(crate) enum StealError {
-    /// Nothing to steal.
+    /// Nothing to steal (or a count of zero asked).
     Empty,
-    /// Never returned by the stand-in.
-    #[allow(dead_code)]
+    /// Another steal from the same queue is under way.
     Busy,
+}
+
+/// A work-stealing queue's contents.
+#[derive(Debug)]
+struct Queue<T> {
+    /// The items the owner can pop, oldest first.
+    items: VecDeque<T>,
+    /// Items booked by a steal under way and not yet moved: they still
+    /// take room (as between `st3`'s stealer head and worker head), and
+    /// other steals fail with `Busy` meanwhile.
+    in_flight: usize,
+}
+
+impl<T> Queue<T> {
+    /// Items and booked items: what `st3` counts against the capacity.
+    fn occupied(&self) -> usize {
+        self.items.len() + self.in_flight
+    }
 }
 
 /// Stand-in for `st3::fifo::Worker`.
 #[derive(Debug)]
 pub(crate) struct Worker<T> {
     /// The queue, shared with the stealers.
-    queue: Arc<Mutex<VecDeque<T>>>,
-    /// Maximum length.
+    queue: Arc<Mutex<Queue<T>>>,
+    /// Maximum length: a power of two.
     capacity: usize,
 }
 
@@ -76,15 +163,23 @@ pub(crate) struct Worker<T> {
 #[derive(Debug)]
 pub(crate) struct Stealer<T> {
     /// The worker's queue.
-    queue: Arc<Mutex<VecDeque<T>>>,
+    queue: Arc<Mutex<Queue<T>>>,
 }
 
 impl<T> Worker<T> {
-    /// An empty queue of `capacity` items.
-    pub(crate) fn new(capacity: usize) -> Self {
+    /// An empty queue of at least `min_capacity` items: the next power of
+    /// two, as `st3` does; panics above 2³¹, as it does on 64-bit targets.
+    pub(crate) fn new(min_capacity: usize) -> Self {
+        assert!(
+            min_capacity <= 1 << 31,
+            "the capacity of the queue cannot exceed 2^31"
+        );
         Worker {
-            queue: Arc::new(Mutex::new(VecDeque::new())),
-            capacity,
+            queue: Arc::new(Mutex::new(Queue {
+                items: VecDeque::new(),
+                in_flight: 0,
+            })),
+            capacity: min_capacity.next_power_of_two(),
         }
     }
 
@@ -100,50 +195,70 @@ impl<T> Worker<T> {
         self.capacity
     }
 
-    /// Free room.
+    /// Free room; items a steal has booked still take theirs.
     pub(crate) fn spare_capacity(&self) -> usize {
-        self.capacity - self.queue.lock().unwrap().len()
+        self.capacity - lock(&self.queue).occupied()
     }
 
-    /// True if empty.
+    /// True if nothing is left to pop (booked items do not count).
     pub(crate) fn is_empty(&self) -> bool {
-        self.queue.lock().unwrap().is_empty()
+        lock(&self.queue).items.is_empty()
     }
 
-    /// Appends `item`, or hands it back when full.
+    /// Appends `item`, or hands it back when full (booked items included).
     pub(crate) fn push(&self, item: T) -> Result<(), T> {
-        let mut queue = self.queue.lock().unwrap();
-        if queue.len() >= self.capacity {
+        let mut queue = lock(&self.queue);
+        if queue.occupied() >= self.capacity {
             return Err(item);
         }
-        queue.push_back(item);
+        queue.items.push_back(item);
         Ok(())
     }
 
     /// Takes the oldest item.
     pub(crate) fn pop(&self) -> Option<T> {
-        self.queue.lock().unwrap().pop_front()
+        lock(&self.queue).items.pop_front()
     }
 }
 
 impl<T> Stealer<T> {
-    /// Moves `count(len)` items to `dest` and returns the last one, with
-    /// the number moved besides it.
+    /// Books `count(len)` of the oldest items (at most `len`, and at most
+    /// one more than `dest` has room for), moves all but the newest of
+    /// them to `dest` and returns that newest one, with the number moved.
+    ///
+    /// As in `st3`: `Empty` if there is nothing to take or `count` says 0;
+    /// `Busy` while another steal from this queue is under way, whose
+    /// booked items are in flight, out of the owner's reach but still
+    /// taking room, until they are in `dest`.
     pub(crate) fn steal_and_pop(
         &self,
         dest: &Worker<T>,
-        count: impl FnOnce(usize) -> usize,
+        mut count: impl FnMut(usize) -> usize,
     ) -> Result<(T, usize), StealError> {
+        // Only `dest`'s owner (the caller) pushes to it: its room can only
+        // grow until the transfer.
+        let dest_free = dest.spare_capacity();
         let mut stolen: VecDeque<T> = {
-            let mut queue = self.queue.lock().unwrap();
-            let n = count(queue.len()).min(queue.len());
-            queue.drain(..n).collect()
+            let mut queue = lock(&self.queue);
+            if queue.in_flight > 0 {
+                return Err(StealError::Busy);
+            }
+            let available = queue.items.len();
+            if available == 0 {
+                return Err(StealError::Empty);
+            }
+            let n = count(available).min(dest_free + 1).min(available);
+            if n == 0 {
+                return Err(StealError::Empty);
+            }
+            queue.in_flight = n;
+            queue.items.drain(..n).collect()
         };
-        let Some(last) = stolen.pop_back() else {
-            return Err(StealError::Empty);
-        };
+        let last = stolen.pop_back().expect("at least one item was booked");
         let moved = stolen.len();
-        dest.queue.lock().unwrap().extend(stolen);
+        lock(&dest.queue).items.extend(stolen);
+        // The steal is over: the booked room is free again.
+        lock(&self.queue).in_flight = 0;
         Ok((last, moved))
     }
 }

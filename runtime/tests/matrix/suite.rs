@@ -48,6 +48,7 @@ pub const NOT_IN_MATRIX: &[&str] = &[
     "alloc.rs",
     "causal_props.rs",
     "determinism.rs",
+    "leak.rs",
     "macro_vs_hand.rs",
     "mt2.rs",
     "mt4.rs",

@@ -11,7 +11,9 @@ use std::task::{Poll, Waker};
 
 use super::Executor;
 use crate::executor::st::RunError;
-use crate::executor::{TaskMeta, TaskProbe};
+use crate::executor::{ModelMailbox, TaskMeta, TaskProbe};
+use crate::mailbox::channel::{Channel, Pushed};
+use crate::mailbox::name::Name;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{lock, Arc, Mutex};
 
@@ -180,5 +182,76 @@ fn loom_executor_teardown_races_a_wake_from_outside() {
         let outside = loom::thread::spawn(move || signal.raise());
         drop(executor);
         outside.join().unwrap();
+    });
+}
+
+/// A model type to see a channel as a model's mailbox.
+struct Sink;
+
+impl crate::Model for Sink {
+    type Message = u32;
+
+    async fn dispatch(&mut self, _message: u32, _cx: &mut crate::Context<Self>) {}
+
+    fn metadata() -> crate::model::ModelMetadata {
+        crate::model::ModelMetadata {
+            type_name: "Sink",
+            inputs: &[],
+            outputs: &[],
+        }
+    }
+}
+
+/// A mailbox's consumer side: closes the channel when its task goes.
+struct Consumer(std::sync::Arc<Channel<u32>>);
+
+impl Drop for Consumer {
+    fn drop(&mut self) {
+        // SAFETY: the task that owns this is the channel's only consumer.
+        unsafe { self.0.close() };
+    }
+}
+
+/// The cycle every model makes on several threads: its task holds its
+/// mailbox's channel (as its probe), and the channel keeps the waker the
+/// task registered last, which `diatomic-waker` caches even once
+/// unregistered. A task receives a message, parks on its empty mailbox,
+/// and the executor is dropped: loom fails the model if the task's `Arc`
+/// (and so the channel) is never freed.
+#[test]
+fn loom_executor_teardown_frees_a_task_its_mailbox_wakes() {
+    check(|| {
+        let mut executor = Executor::new(2);
+        let channel = std::sync::Arc::new(Channel::<u32>::new(1));
+        channel.bind(Name::from("sink"));
+        let received = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
+        let consumer = Consumer(channel.clone());
+        let seen = received.clone();
+        executor.spawn(
+            Box::pin(async move {
+                loop {
+                    // SAFETY: this task is the channel's only consumer.
+                    poll_fn(|cx| unsafe { consumer.0.poll_pop(cx) }).await;
+                    seen.fetch_add(1, Ordering::Relaxed);
+                }
+            }),
+            ModelMailbox::<Sink>::probe(channel.clone()),
+        );
+        let producer = channel.clone();
+        executor.spawn(
+            Box::pin(async move {
+                poll_fn(|cx| {
+                    assert_eq!(producer.try_push_with(7, Some, cx), Ok(Pushed::Delivered));
+                    Poll::Ready(())
+                })
+                .await
+            }),
+            meta("producer"),
+        );
+        assert!(executor.run(None).is_ok());
+        assert_eq!(received.load(Ordering::Relaxed), 1);
+        assert!(executor.stuck().is_empty());
+        drop(executor);
+        drop(channel);
     });
 }

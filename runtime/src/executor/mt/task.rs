@@ -72,8 +72,9 @@ pub(crate) struct Task {
     /// What it waited on after its last poll, if not its mailbox: written
     /// by the poller when that changes, read by the end-of-step check.
     waiting: Mutex<Option<Waiting>>,
-    /// Who it is (for a model, its mailbox's channel).
-    pub(crate) probe: std::sync::Arc<dyn TaskProbe>,
+    /// Who it is (for a model, its mailbox's channel); `None` once the
+    /// executor let go of a finished task (see [`Task::release_probe`]).
+    probe: UnsafeCell<Option<std::sync::Arc<dyn TaskProbe>>>,
     /// The executor it belongs to.
     pub(crate) shared: Arc<Shared>,
     /// True while the task is in the executor's list of deadlock
@@ -102,7 +103,7 @@ impl Task {
                 reported: false,
             }),
             waiting: Mutex::new(None),
-            probe,
+            probe: UnsafeCell::new(Some(probe)),
             shared,
             listed: AtomicBool::new(false),
         }
@@ -213,6 +214,48 @@ impl Task {
         // fails) and none was polling it.
         self.polled
             .with_mut(|polled| unsafe { (*polled).future.take() })
+    }
+
+    /// Runs `f` on the task's probe; `None` if the executor released it
+    /// (the task is finished).
+    ///
+    /// Called by the worker that holds the task, or by the executor's
+    /// owner (the only one that releases probes, and only of finished
+    /// tasks, which no worker holds).
+    pub(crate) fn with_probe<R>(
+        &self,
+        f: impl FnOnce(&std::sync::Arc<dyn TaskProbe>) -> R,
+    ) -> Option<R> {
+        // SAFETY: the probe is written only by `release_probe`, whose
+        // caller has the executor to itself and a `DONE` task: no worker
+        // holds that task (its last poll, and every read there, happened
+        // before the `DONE` it saw), and the owner does not read while it
+        // writes.
+        self.probe.with(|probe| unsafe { (*probe).as_ref() }.map(f))
+    }
+
+    /// Drops the probe of a finished task, if it is finished.
+    ///
+    /// This breaks the cycle between a model's task and its mailbox: the
+    /// probe is the mailbox's channel, and the channel keeps the waker it
+    /// last registered (`diatomic-waker` caches it even once unregistered),
+    /// which holds the task. Once the probe is gone, the channel is freed
+    /// with its last address, and the waker, then the task, with it.
+    ///
+    /// # Safety
+    ///
+    /// The caller is the executor's owner with exclusive access to it
+    /// (`&mut Executor`), so that no other [`with_probe`](Task::with_probe)
+    /// runs on its side; workers read only tasks they hold, never `DONE`.
+    pub(crate) unsafe fn release_probe(&self) {
+        // Acquire: the worker's last reads of the probe happened before.
+        if !self.is_done() {
+            return;
+        }
+        // SAFETY: per the contract and the `DONE` state, nothing else
+        // touches the probe (see `with_probe`).
+        let probe = self.probe.with_mut(|probe| unsafe { (*probe).take() });
+        drop(probe);
     }
 }
 

@@ -166,7 +166,9 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
     // File what the ports noted during the poll under this task.
     let report = current::take();
     if let Some(unbound) = report.unbound {
-        cx.shared.report_unbound(task.probe.name(), unbound);
+        // A held task always has its probe: only finished tasks lose it.
+        let sender = task.with_probe(|probe| probe.name()).unwrap_or_default();
+        cx.shared.report_unbound(sender, unbound);
     }
     match outcome {
         Ok(Poll::Pending) => {
@@ -184,7 +186,10 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
         Err(payload) => {
             let message = panic_message(&*payload);
             let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            cx.shared.fail(TaskMeta::of(&task.probe), message);
+            // Held, so it has its probe (see above).
+            if let Some(meta) = task.with_probe(TaskMeta::of) {
+                cx.shared.fail(meta, message);
+            }
             retire(task);
         }
     }
