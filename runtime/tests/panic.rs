@@ -222,3 +222,145 @@ fn non_string_panic_payload_is_still_reported() {
         other => panic!("expected a model panic, got {other:?}"),
     }
 }
+
+// ---------------------------------------------------------------------------
+// A panic while another model is still running
+// ---------------------------------------------------------------------------
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Instant;
+
+/// Stays in its method until the test releases it, when it runs on a
+/// spawned worker (on the calling thread it returns at once: that thread
+/// must come back to report the panic).
+struct Stubborn {
+    /// Set by the test when the method may return.
+    released: Arc<AtomicBool>,
+    /// Set when the method started on a worker.
+    busy: Arc<AtomicBool>,
+}
+
+impl Stubborn {
+    async fn hold(&mut self, _: (), _cx: &mut Context<Self>) {
+        let on_worker = std::thread::current()
+            .name()
+            .is_some_and(|name| name.starts_with("causim-worker"));
+        if !on_worker {
+            return;
+        }
+        self.busy.store(true, Ordering::Release);
+        while !self.released.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+hand_model! {
+    Stubborn, StubbornMessage, StubbornPorts;
+    inputs { hold: () }
+    repliers {}
+}
+
+/// Panics, on several threads once `Stubborn` is busy (or after a while).
+struct Bomb {
+    /// `Stubborn`'s busy flag.
+    other_busy: Arc<AtomicBool>,
+}
+
+impl Bomb {
+    async fn fire(&mut self, _: (), _cx: &mut Context<Self>) {
+        let waited = Instant::now();
+        while threads() > 1
+            && !self.other_busy.load(Ordering::Acquire)
+            && waited.elapsed() < Duration::from_secs(5)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("boom");
+    }
+}
+
+hand_model! {
+    Bomb, BombMessage, BombPorts;
+    inputs { fire: () }
+    repliers {}
+}
+
+/// Drops `value` on another thread; how long it took, or `None` if it did
+/// not return within `bound` (a regression then fails instead of hanging
+/// the suite).
+fn timed_drop<T: Send + 'static>(value: T, bound: Duration) -> Option<Duration> {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        drop(value);
+        let _ = done.send(started.elapsed());
+    });
+    finished.recv_timeout(bound).ok()
+}
+
+/// One model panics while another is inside a method that does not
+/// return: the call reports the panic, and dropping the simulation returns
+/// within the documented 200 ms (plus room for a loaded machine).
+fn panic_beside_a_busy_model(timeout: Option<Duration>) {
+    let released = Arc::new(AtomicBool::new(false));
+    let busy = Arc::new(AtomicBool::new(false));
+    let (bomb_mbox, stubborn_mbox) = (Mailbox::new(), Mailbox::new());
+    let (bomb, stubborn) = (bomb_mbox.address(), stubborn_mbox.address());
+    let mut init = sim_init()
+        .add_model(
+            Bomb {
+                other_busy: busy.clone(),
+            },
+            bomb_mbox,
+            "bomb",
+        )
+        .add_model(
+            Stubborn {
+                released: released.clone(),
+                busy: busy.clone(),
+            },
+            stubborn_mbox,
+            "stubborn",
+        );
+    if let Some(limit) = timeout {
+        init = init.with_timeout(limit);
+    }
+    let mut simu = start(init);
+    let scheduler = simu.scheduler();
+    scheduler
+        .schedule_event(t(1), Bomb::ports().fire, (), &bomb)
+        .unwrap();
+    scheduler
+        .schedule_event(t(1), Stubborn::ports().hold, (), &stubborn)
+        .unwrap();
+    let error = simu.step().unwrap_err();
+    assert!(
+        matches!(&error, SimulationError::ModelPanic { model, message, .. }
+            if model == "bomb" && message == "boom"),
+        "{error:?}"
+    );
+    // On several threads the other model is (almost always: it may have
+    // landed on the calling thread) still in its method.
+    let still_running = busy.load(Ordering::Acquire);
+    let dropped = timed_drop(simu, Duration::from_secs(10));
+    released.store(true, Ordering::Release);
+    let dropped = dropped.expect("dropping the simulation hung");
+    assert!(dropped < Duration::from_secs(3), "drop took {dropped:?}");
+    if threads() == 1 {
+        assert!(!still_running, "the model after the panic was polled");
+    }
+}
+
+#[test]
+fn drop_after_a_panic_beside_a_busy_model_is_bounded() {
+    panic_beside_a_busy_model(None);
+}
+
+#[test]
+fn drop_after_a_panic_beside_a_busy_model_with_a_timeout_is_bounded() {
+    // With a timeout no model runs on the calling thread: here the other
+    // model is certainly still running when the simulation is dropped.
+    panic_beside_a_busy_model(Some(Duration::from_secs(60)));
+}
