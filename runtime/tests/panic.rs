@@ -364,3 +364,88 @@ fn drop_after_a_panic_beside_a_busy_model_with_a_timeout_is_bounded() {
     // model is certainly still running when the simulation is dropped.
     panic_beside_a_busy_model(Some(Duration::from_secs(60)));
 }
+
+// ---------------------------------------------------------------------------
+// A panic in the bench's own code while an event is delivered
+// ---------------------------------------------------------------------------
+
+/// A source whose first connection maps (and panics on 13), whose second
+/// filter-maps (and panics on 7), both into recorder "sink".
+fn panicking_source(log: &Log<u32>) -> (Simulation, EventSource<u32>) {
+    let mut source = EventSource::<u32>::new();
+    let sink = Mailbox::new();
+    source.map_connect(
+        |n: u32| {
+            assert!(n != 13, "cannot map {n}");
+            n
+        },
+        Recorder::ports().input,
+        &sink,
+    );
+    source.filter_map_connect(
+        |n: u32| {
+            assert!(n != 7, "cannot filter {n}");
+            Some(n + 100)
+        },
+        Recorder::ports().input,
+        &sink,
+    );
+    let simu = start(sim_init().add_model(Recorder::new(log), sink, "sink"));
+    (simu, source)
+}
+
+#[test]
+fn a_panicking_map_of_a_source_is_reported_naming_it() {
+    let log = Log::new();
+    let (mut simu, source) = panicking_source(&log);
+    simu.process(source.event(1)).unwrap();
+    let error = simu.process(source.event(13)).unwrap_err();
+    let SimulationError::EventPanic {
+        time,
+        event,
+        message,
+    } = &error
+    else {
+        panic!("expected an event panic, got {error:?}");
+    };
+    assert_eq!(*time, SimTime::ZERO);
+    assert_eq!(message, "cannot map 13");
+    for part in [
+        "EventSource<u32>",
+        "connection 0",
+        "`input`",
+        "`sink`",
+        "Recorder",
+    ] {
+        assert!(event.contains(part), "{event}");
+    }
+    assert!(error.is_fatal());
+    assert!(error.to_string().contains("cannot map 13"), "{error}");
+    assert_stays_failed(&mut simu, &error);
+    assert_eq!(log.values_of("sink"), vec![1, 101]);
+}
+
+#[test]
+fn a_panicking_filter_map_in_a_scheduled_step_is_reported_at_its_time() {
+    let log = Log::new();
+    let (mut simu, source) = panicking_source(&log);
+    let scheduler = simu.scheduler();
+    scheduler.schedule(t(1), source.event(2)).unwrap();
+    scheduler.schedule(t(2), source.event(7)).unwrap();
+    scheduler.schedule(t(3), source.event(3)).unwrap();
+    let error = simu.run().unwrap_err();
+    assert!(
+        matches!(&error, SimulationError::EventPanic { time, event, message }
+            if *time == t(2) && event.contains("connection 1") && message == "cannot filter 7"),
+        "{error:?}"
+    );
+    assert_stays_failed(&mut simu, &error);
+    // The step of 7 was cut short: its first connection got the value
+    // (whose processing a worker may have started on several threads),
+    // the second did not, and no later step ran.
+    let values = log.values_of("sink");
+    assert!(
+        values == [2, 102] || (!deterministic() && values == [2, 102, 7]),
+        "{values:?}"
+    );
+}
