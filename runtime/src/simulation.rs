@@ -97,7 +97,8 @@ impl Simulation {
         Scheduler::new(self.core.clone())
     }
 
-    /// Changes the wall-clock limit of each call (`None`: no limit).
+    /// Changes the wall-clock limit of each call (`None`: no limit); see
+    /// [`SimInit::with_timeout`] for when it fires.
     pub fn set_timeout(&mut self, limit: Option<Duration>) {
         self.timeout = limit;
     }
@@ -512,6 +513,8 @@ impl Simulation {
         let message = panic_message(&*payload);
         // The payload's own destructor may panic too.
         let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+        // Workers that took what was delivered before stop with the step.
+        self.executor.stop();
         self.fail(SimulationError::EventPanic {
             time: self.time(),
             event,

@@ -154,6 +154,11 @@ impl Executor {
         !self.workers.is_empty()
     }
 
+    /// Stops polling for good: workers take no more tasks.
+    pub(crate) fn stop(&self) {
+        self.shared.stop();
+    }
+
     /// Tasks that are neither finished nor waiting on an empty mailbox.
     ///
     /// Called when no task is active. Only tasks polled since the last call
