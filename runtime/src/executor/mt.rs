@@ -351,14 +351,17 @@ impl Drop for Executor {
     fn drop(&mut self) {
         // A run that ended with every task done leaves no worker in a poll:
         // joining is quick. One that stopped early (a model panic, a
-        // timeout, a panic of the bench's own code in a call) may have left
-        // a worker inside a model method that runs for long, or forever.
-        let settled = !self.shared.is_stopped() && self.shared.is_quiescent();
+        // timeout, a panic of the bench's code during a delivery: each
+        // sets the stop flag) may have left a worker inside a model method
+        // that runs for long, or forever. (The activity count cannot tell:
+        // an idle worker takes a lease for a moment each time it looks for
+        // work to steal.)
+        let settled = !self.shared.is_stopped();
         self.shared.shut_down();
         let workers = std::mem::take(&mut self.workers);
         if settled {
             workers.into_iter().for_each(|w| drop(w.join()));
-        } else if !thread::finish_within(&workers, STOPPED_GRACE) {
+        } else if !thread::join_within(workers, STOPPED_GRACE) {
             // A worker still in a poll is left to exit on its own when (if)
             // its model returns, and the tasks stay allocated, as that
             // worker may still touch the one it polls (see `TaskRef`).
