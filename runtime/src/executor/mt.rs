@@ -12,6 +12,12 @@
 //! thread will take next, so a sparse simulation costs little more than on
 //! one thread, and a dense one spreads over every worker by stealing.
 //!
+//! Except under a timeout: then the calling thread polls nothing and only
+//! watches the clock ([`run_watching`]), and a *stand-in* worker, spawned
+//! by the first run with a deadline, polls in its place. A model method
+//! that never returns, polled on the caller, would keep the one thread
+//! that can return `Timeout` from ever reading the clock again.
+//!
 //! A step is complete when the count of active (queued or running) tasks
 //! drops to zero; see [`shared`]. Then, as on one thread, every model that
 //! is not waiting on an empty mailbox is reported as deadlocked.
