@@ -73,6 +73,15 @@ impl Executor {
         }
     }
 
+    /// Stops polling for good, after a fatal error found outside the
+    /// executor: workers of the multi-threaded one take no more tasks (on
+    /// one thread nothing runs between calls anyway).
+    pub(crate) fn stop(&self) {
+        if let Executor::Mt(e) = self {
+            e.stop();
+        }
+    }
+
     /// Tasks that are neither finished nor waiting on an empty mailbox.
     #[inline]
     pub(crate) fn stuck(&self) -> Vec<Stuck> {

@@ -48,8 +48,13 @@ impl<M: Model> Mailbox<M> {
 
     /// A mailbox holding at most `capacity` messages (at least one).
     ///
-    /// A `capacity` of zero is taken as one, and one above `2^31 - 1` (a
-    /// ring larger than memory) as `2^31 - 1`.
+    /// A `capacity` of zero is taken as one. The mailbox's ring of slots
+    /// is allocated in one piece by its first message and is at most
+    /// 64 MiB: a larger `capacity` (such as `usize::MAX`, meant as "no
+    /// limit") is clamped to what fits, 64 MiB divided by the size of a
+    /// slot (the model's message type plus 8 bytes, rounded up to its
+    /// alignment; 4 Mi messages of up to 8 bytes), and never above
+    /// `2^31 - 1`. [`capacity`](Mailbox::capacity) says what was granted.
     pub fn with_capacity(capacity: usize) -> Self {
         Mailbox {
             address: Address {

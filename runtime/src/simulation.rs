@@ -16,18 +16,20 @@
 mod error;
 mod init;
 
+use std::any::Any;
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
-use std::task::{Context as TaskContext, Waker};
+use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::{Duration, Instant};
 
 pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
 
 use crate::executor::current::{self, Waiting};
-use crate::executor::{Executor, RunError, Stuck, TaskMeta};
+use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
 use crate::ports::{QuerySource, ReplierFor, Requestor};
 use crate::scheduler::action::Action;
@@ -95,7 +97,8 @@ impl Simulation {
         Scheduler::new(self.core.clone())
     }
 
-    /// Changes the wall-clock limit of each call (`None`: no limit).
+    /// Changes the wall-clock limit of each call (`None`: no limit); see
+    /// [`SimInit::with_timeout`] for when it fires.
     pub fn set_timeout(&mut self, limit: Option<Duration>) {
         self.timeout = limit;
     }
@@ -342,12 +345,12 @@ impl Simulation {
     /// resumes with it.
     #[inline(always)]
     fn deliver_due(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
-        let mut next = self.fire_while_room(0);
+        let mut next = self.fire_while_room(0)?;
         while next < self.due.len() {
             // The recipient must take a message first; if it cannot, the
             // models are stuck and `settle` says so.
             self.settle(deadline)?;
-            next = self.fire_while_room(next);
+            next = self.fire_while_room(next)?;
         }
         Ok(())
     }
@@ -357,22 +360,33 @@ impl Simulation {
     /// number of due events if none did). They are all fired as part of
     /// the executor (entered once), so that their recipients are queued on
     /// this thread and run here first.
+    ///
+    /// Firing runs the bench's code (an `EventSource`'s mapping closures,
+    /// a payload's `Clone`): a panic there is caught, once for the whole
+    /// loop, and reported as [`SimulationError::EventPanic`].
     #[inline(always)]
-    fn fire_while_room(&mut self, from: usize) -> usize {
+    fn fire_while_room(&mut self, from: usize) -> Result<usize, SimulationError> {
         let mut cx = TaskContext::from_waker(Waker::noop());
         let due = &mut self.due;
-        let stopped = self.executor.enter(|| {
-            let mut next = from;
-            while let Some(entry) = due.get_mut(next) {
-                if entry.action.poll_fire(&mut cx).is_pending() {
-                    break;
+        let mut next = from;
+        let fired = self.executor.enter(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                while let Some(entry) = due.get_mut(next) {
+                    if entry.action.poll_fire(&mut cx).is_pending() {
+                        break;
+                    }
+                    next += 1;
                 }
-                next += 1;
-            }
-            next
+            }))
         });
         self.note_unbound_from_bench();
-        stopped
+        match fired {
+            Ok(()) => Ok(next),
+            Err(payload) => {
+                let event = self.due[next].action.describe();
+                Err(self.event_panicked(event, payload))
+            }
+        }
     }
 
     /// Files the delivered events: a periodic one goes back for its next
@@ -433,11 +447,16 @@ impl Simulation {
         let mut cx = TaskContext::from_waker(Waker::noop());
         loop {
             // As part of the executor, so that the recipient is queued on
-            // this thread and runs here first.
-            let poll = self.executor.enter(|| action.poll_fire(&mut cx));
+            // this thread and runs here first; the bench's code it runs may
+            // panic.
+            let poll = self
+                .executor
+                .enter(|| catch_unwind(AssertUnwindSafe(|| action.poll_fire(&mut cx))));
             self.note_unbound_from_bench();
-            if poll.is_ready() {
-                return Ok(());
+            match poll {
+                Ok(Poll::Ready(())) => return Ok(()),
+                Ok(Poll::Pending) => {}
+                Err(payload) => return Err(self.event_panicked(action.describe(), payload)),
             }
             // The recipient must take a message first; if it cannot, the
             // models are stuck and `settle` says so.
@@ -484,6 +503,23 @@ impl Simulation {
             },
         };
         self.fail(error)
+    }
+
+    /// Records the fatal error of a panic in the bench's code while `event`
+    /// was delivered.
+    #[cold]
+    #[inline(never)]
+    fn event_panicked(&mut self, event: String, payload: Box<dyn Any + Send>) -> SimulationError {
+        let message = panic_message(&*payload);
+        // The payload's own destructor may panic too.
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+        // Workers that took what was delivered before stop with the step.
+        self.executor.stop();
+        self.fail(SimulationError::EventPanic {
+            time: self.time(),
+            event,
+            message,
+        })
     }
 
     /// Records the deadlock of the `stuck` models.

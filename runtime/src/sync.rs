@@ -78,26 +78,28 @@ pub(crate) mod thread {
         loom::thread::Builder::new().name(name).spawn(f)
     }
 
-    /// Waits up to `grace` for every thread of `handles` to return; true
-    /// if they all did.
+    /// Waits up to `grace` for every thread of `handles` to return, then
+    /// joins them; true if they all did. Otherwise they are detached (each
+    /// exits on its own when its work returns), and false.
     #[cfg(not(causim_loom))]
-    pub(crate) fn finish_within(handles: &[JoinHandle<()>], grace: std::time::Duration) -> bool {
+    pub(crate) fn join_within(handles: Vec<JoinHandle<()>>, grace: std::time::Duration) -> bool {
         let started = std::time::Instant::now();
-        loop {
-            if handles.iter().all(JoinHandle::is_finished) {
-                return true;
-            }
+        while !handles.iter().all(JoinHandle::is_finished) {
             if started.elapsed() >= grace {
                 return false;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
+        handles.into_iter().for_each(|h| drop(h.join()));
+        true
     }
 
-    /// Loom has no clock and cannot tell: no, unless there is no thread.
+    /// Loom has no clock: joins every thread (a loom model never runs a
+    /// task that does not return), and true.
     #[cfg(causim_loom)]
-    pub(crate) fn finish_within(handles: &[JoinHandle<()>], _grace: std::time::Duration) -> bool {
-        handles.is_empty()
+    pub(crate) fn join_within(handles: Vec<JoinHandle<()>>, _grace: std::time::Duration) -> bool {
+        handles.into_iter().for_each(|h| drop(h.join()));
+        true
     }
 }
 

@@ -212,3 +212,29 @@ fn request_to_a_dropped_model_gets_no_reply() {
         Vec::<u32>::new()
     );
 }
+
+#[test]
+fn a_mailbox_asked_for_no_limit_gets_the_largest_ring_and_works() {
+    // `usize::MAX` used to ask for a ring of 2^31 - 1 slots, which aborted
+    // the process on the first send; it is clamped to a 64 MiB ring.
+    let log = Log::new();
+    let sink = Mailbox::<Recorder<u32>>::with_capacity(usize::MAX);
+    let capacity = sink.capacity();
+    assert!(capacity >= 1 << 20, "{capacity}");
+    assert!(capacity < (1 << 31) - 1, "{capacity}");
+    let mut burster = Burster {
+        out: Output::new(),
+        log: log.clone(),
+    };
+    burster.out.connect(Recorder::ports().input, &sink);
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(sim_init().add_model(burster, mbox, "burster").add_model(
+        Recorder::new(&log),
+        sink,
+        "sink",
+    ));
+    simu.process_event(Burster::ports().burst, 1000, &addr)
+        .unwrap();
+    assert_eq!(log.values_of("sink"), (0..1000).collect::<Vec<_>>());
+}

@@ -222,3 +222,230 @@ fn non_string_panic_payload_is_still_reported() {
         other => panic!("expected a model panic, got {other:?}"),
     }
 }
+
+// ---------------------------------------------------------------------------
+// A panic while another model is still running
+// ---------------------------------------------------------------------------
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Instant;
+
+/// Stays in its method until the test releases it, when it runs on a
+/// spawned worker (on the calling thread it returns at once: that thread
+/// must come back to report the panic).
+struct Stubborn {
+    /// Set by the test when the method may return.
+    released: Arc<AtomicBool>,
+    /// Set when the method started on a worker.
+    busy: Arc<AtomicBool>,
+}
+
+impl Stubborn {
+    async fn hold(&mut self, _: (), _cx: &mut Context<Self>) {
+        let on_worker = std::thread::current()
+            .name()
+            .is_some_and(|name| name.starts_with("causim-worker"));
+        if !on_worker {
+            return;
+        }
+        self.busy.store(true, Ordering::Release);
+        while !self.released.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+hand_model! {
+    Stubborn, StubbornMessage, StubbornPorts;
+    inputs { hold: () }
+    repliers {}
+}
+
+/// Panics, on several threads once `Stubborn` is busy (or after a while).
+struct Bomb {
+    /// `Stubborn`'s busy flag.
+    other_busy: Arc<AtomicBool>,
+}
+
+impl Bomb {
+    async fn fire(&mut self, _: (), _cx: &mut Context<Self>) {
+        let waited = Instant::now();
+        while threads() > 1
+            && !self.other_busy.load(Ordering::Acquire)
+            && waited.elapsed() < Duration::from_secs(5)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("boom");
+    }
+}
+
+hand_model! {
+    Bomb, BombMessage, BombPorts;
+    inputs { fire: () }
+    repliers {}
+}
+
+/// Drops `value` on another thread; how long it took, or `None` if it did
+/// not return within `bound` (a regression then fails instead of hanging
+/// the suite).
+fn timed_drop<T: Send + 'static>(value: T, bound: Duration) -> Option<Duration> {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        drop(value);
+        let _ = done.send(started.elapsed());
+    });
+    finished.recv_timeout(bound).ok()
+}
+
+/// One model panics while another is inside a method that does not
+/// return: the call reports the panic, and dropping the simulation returns
+/// within the documented 200 ms (plus room for a loaded machine).
+fn panic_beside_a_busy_model(timeout: Option<Duration>) {
+    let released = Arc::new(AtomicBool::new(false));
+    let busy = Arc::new(AtomicBool::new(false));
+    let (bomb_mbox, stubborn_mbox) = (Mailbox::new(), Mailbox::new());
+    let (bomb, stubborn) = (bomb_mbox.address(), stubborn_mbox.address());
+    let mut init = sim_init()
+        .add_model(
+            Bomb {
+                other_busy: busy.clone(),
+            },
+            bomb_mbox,
+            "bomb",
+        )
+        .add_model(
+            Stubborn {
+                released: released.clone(),
+                busy: busy.clone(),
+            },
+            stubborn_mbox,
+            "stubborn",
+        );
+    if let Some(limit) = timeout {
+        init = init.with_timeout(limit);
+    }
+    let mut simu = start(init);
+    let scheduler = simu.scheduler();
+    scheduler
+        .schedule_event(t(1), Bomb::ports().fire, (), &bomb)
+        .unwrap();
+    scheduler
+        .schedule_event(t(1), Stubborn::ports().hold, (), &stubborn)
+        .unwrap();
+    let error = simu.step().unwrap_err();
+    assert!(
+        matches!(&error, SimulationError::ModelPanic { model, message, .. }
+            if model == "bomb" && message == "boom"),
+        "{error:?}"
+    );
+    // On several threads the other model is (almost always: it may have
+    // landed on the calling thread) still in its method.
+    let still_running = busy.load(Ordering::Acquire);
+    let dropped = timed_drop(simu, Duration::from_secs(10));
+    released.store(true, Ordering::Release);
+    let dropped = dropped.expect("dropping the simulation hung");
+    assert!(dropped < Duration::from_secs(3), "drop took {dropped:?}");
+    if threads() == 1 {
+        assert!(!still_running, "the model after the panic was polled");
+    }
+}
+
+#[test]
+fn drop_after_a_panic_beside_a_busy_model_is_bounded() {
+    panic_beside_a_busy_model(None);
+}
+
+#[test]
+fn drop_after_a_panic_beside_a_busy_model_with_a_timeout_is_bounded() {
+    // With a timeout no model runs on the calling thread: here the other
+    // model is certainly still running when the simulation is dropped.
+    panic_beside_a_busy_model(Some(Duration::from_secs(60)));
+}
+
+// ---------------------------------------------------------------------------
+// A panic in the bench's own code while an event is delivered
+// ---------------------------------------------------------------------------
+
+/// A source whose first connection maps (and panics on 13), whose second
+/// filter-maps (and panics on 7), both into recorder "sink".
+fn panicking_source(log: &Log<u32>) -> (Simulation, EventSource<u32>) {
+    let mut source = EventSource::<u32>::new();
+    let sink = Mailbox::new();
+    source.map_connect(
+        |n: u32| {
+            assert!(n != 13, "cannot map {n}");
+            n
+        },
+        Recorder::ports().input,
+        &sink,
+    );
+    source.filter_map_connect(
+        |n: u32| {
+            assert!(n != 7, "cannot filter {n}");
+            Some(n + 100)
+        },
+        Recorder::ports().input,
+        &sink,
+    );
+    let simu = start(sim_init().add_model(Recorder::new(log), sink, "sink"));
+    (simu, source)
+}
+
+#[test]
+fn a_panicking_map_of_a_source_is_reported_naming_it() {
+    let log = Log::new();
+    let (mut simu, source) = panicking_source(&log);
+    simu.process(source.event(1)).unwrap();
+    let error = simu.process(source.event(13)).unwrap_err();
+    let SimulationError::EventPanic {
+        time,
+        event,
+        message,
+    } = &error
+    else {
+        panic!("expected an event panic, got {error:?}");
+    };
+    assert_eq!(*time, SimTime::ZERO);
+    assert_eq!(message, "cannot map 13");
+    for part in [
+        "EventSource<u32>",
+        "connection 0",
+        "`input`",
+        "`sink`",
+        "Recorder",
+    ] {
+        assert!(event.contains(part), "{event}");
+    }
+    assert!(error.is_fatal());
+    assert!(error.to_string().contains("cannot map 13"), "{error}");
+    assert_stays_failed(&mut simu, &error);
+    assert_eq!(log.values_of("sink"), vec![1, 101]);
+}
+
+#[test]
+fn a_panicking_filter_map_in_a_scheduled_step_is_reported_at_its_time() {
+    let log = Log::new();
+    let (mut simu, source) = panicking_source(&log);
+    let scheduler = simu.scheduler();
+    scheduler.schedule(t(1), source.event(2)).unwrap();
+    scheduler.schedule(t(2), source.event(7)).unwrap();
+    scheduler.schedule(t(3), source.event(3)).unwrap();
+    let error = simu.run().unwrap_err();
+    assert!(
+        matches!(&error, SimulationError::EventPanic { time, event, message }
+            if *time == t(2) && event.contains("connection 1") && message == "cannot filter 7"),
+        "{error:?}"
+    );
+    assert_stays_failed(&mut simu, &error);
+    // The step of 7 was cut short: its first connection got the value
+    // (whose processing a worker may have started on several threads),
+    // the second did not, and no later step ran.
+    let values = log.values_of("sink");
+    assert!(
+        values == [2, 102] || (!deterministic() && values == [2, 102, 7]),
+        "{values:?}"
+    );
+}

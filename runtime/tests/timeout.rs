@@ -5,6 +5,8 @@
 mod common;
 use common::*;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
 /// Two forwarders connected in a loop; returns the simulation and the
@@ -106,7 +108,7 @@ fn set_timeout_applies_to_later_calls() {
 fn a_timed_out_bench_still_frees_its_models() {
     // The models hold this token (in a connection's closure) until they
     // are dropped.
-    let token = std::sync::Arc::new(());
+    let token = Arc::new(());
     let (ping_mbox, pong_mbox) = (Mailbox::new(), Mailbox::new());
     let (mut ping, mut pong) = (Forwarder::<u64>::new(), Forwarder::<u64>::new());
     let held = token.clone();
@@ -137,5 +139,185 @@ fn a_timed_out_bench_still_frees_its_models() {
     drop(simu);
     // Every worker came back from its model after the timeout: the
     // teardown dropped the models rather than leaving them behind.
-    assert_eq!(std::sync::Arc::strong_count(&token), 1);
+    assert_eq!(Arc::strong_count(&token), 1);
+}
+
+// ---------------------------------------------------------------------------
+// A model method that does not return
+// ---------------------------------------------------------------------------
+
+/// A model whose methods do not return until the test releases them: to
+/// the executor, a method that never returns (the release only lets the
+/// test end without leaving a thread spinning).
+struct Runaway {
+    /// Set by the test when the methods may return.
+    released: Arc<AtomicBool>,
+    /// Set when a method has started.
+    started: Arc<AtomicBool>,
+}
+
+impl Runaway {
+    /// A synchronous busy loop inside the method.
+    async fn spin(&mut self, _: (), _cx: &mut Context<Self>) {
+        self.started.store(true, Ordering::Release);
+        while !self.released.load(Ordering::Acquire) {
+            std::hint::spin_loop();
+            std::thread::yield_now();
+        }
+    }
+
+    /// An `async` loop on a future that is always ready: it never yields
+    /// to the executor either.
+    async fn spin_async(&mut self, _: (), _cx: &mut Context<Self>) {
+        self.started.store(true, Ordering::Release);
+        while !self.released.load(Ordering::Acquire) {
+            std::future::ready(()).await;
+            std::thread::yield_now();
+        }
+    }
+}
+
+hand_model! {
+    Runaway, RunawayMessage, RunawayPorts;
+    inputs { spin: (), spin_async: () }
+    repliers {}
+}
+
+/// A bench of one `Runaway` with `limit` as timeout, its address and its
+/// release and started flags.
+fn runaway_bench(
+    limit: Duration,
+) -> (
+    Simulation,
+    Address<Runaway>,
+    Arc<AtomicBool>,
+    Arc<AtomicBool>,
+) {
+    let released = Arc::new(AtomicBool::new(false));
+    let started = Arc::new(AtomicBool::new(false));
+    let model = Runaway {
+        released: released.clone(),
+        started: started.clone(),
+    };
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let simu = sim_init()
+        .with_timeout(limit)
+        .add_model(model, mbox, "runaway")
+        .init(SimTime::ZERO)
+        .unwrap();
+    (simu, addr, released, started)
+}
+
+/// Drops `simu` on another thread and returns how long the drop took, or
+/// `None` if it did not return within `bound` (the thread is then left
+/// behind, so that a regression fails instead of hanging the suite).
+fn timed_drop<T: Send + 'static>(simu: T, bound: Duration) -> Option<Duration> {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        drop(simu);
+        let _ = done.send(started.elapsed());
+    });
+    finished.recv_timeout(bound).ok()
+}
+
+/// Runs `port` of a `Runaway` with a timeout. On several threads, the timeout fires while a model method is still
+/// running (the calling thread only watches), and dropping the simulation
+/// returns within the documented bound. On one thread the method runs on
+/// the calling thread, which cannot be interrupted: the timeout fires at
+/// the first check after the method returns (documented).
+fn check_runaway(port: InputPort<Runaway, ()>) {
+    let limit = Duration::from_millis(100);
+    let (mut simu, addr, released, started) = runaway_bench(limit);
+    let clock = Instant::now();
+    if threads() == 1 {
+        // Released from another thread after a while: the call cannot
+        // return before.
+        let release = released.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            release.store(true, Ordering::Release);
+        });
+    }
+    let error = simu.process_event(port, (), &addr).unwrap_err();
+    let elapsed = clock.elapsed();
+    assert!(
+        matches!(error, SimulationError::Timeout { limit: l, .. } if l == limit),
+        "{error:?}"
+    );
+    assert!(started.load(Ordering::Acquire));
+    assert!(elapsed >= limit, "returned before the limit: {elapsed:?}");
+    if threads() == 1 {
+        // The method returned first, then the timeout was seen.
+        assert!(released.load(Ordering::Acquire));
+        assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
+        assert!(timed_drop(simu, Duration::from_secs(10)).is_some());
+        return;
+    }
+    // The method is still running: the watchdog fired on its own.
+    assert!(!released.load(Ordering::Acquire));
+    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    let dropped = timed_drop(simu, Duration::from_secs(10));
+    released.store(true, Ordering::Release);
+    let dropped = dropped.expect("dropping the simulation hung");
+    // 200 ms of grace, with room for a loaded machine.
+    assert!(dropped < Duration::from_secs(3), "drop took {dropped:?}");
+}
+
+#[test]
+fn a_method_that_never_returns_times_out() {
+    check_runaway(Runaway::ports().spin);
+}
+
+#[test]
+fn an_async_method_that_never_yields_times_out() {
+    check_runaway(Runaway::ports().spin_async);
+}
+
+/// Counts its ticks.
+struct Ticker {
+    /// Ticks received.
+    ticks: u64,
+}
+
+impl Ticker {
+    async fn tick(&mut self, _: (), _cx: &mut Context<Self>) {
+        self.ticks += 1;
+    }
+}
+
+hand_model! {
+    Ticker, TickerMessage, TickerPorts;
+    inputs { tick: () }
+    repliers {}
+}
+
+#[test]
+fn a_call_made_of_many_short_steps_times_out() {
+    // A periodic event and `run`: every step is one short poll, so the
+    // limit is only ever passed between steps.
+    let limit = Duration::from_millis(100);
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = sim_init()
+        .with_timeout(limit)
+        .add_model(Ticker { ticks: 0 }, mbox, "ticker")
+        .init(SimTime::ZERO)
+        .unwrap();
+    simu.scheduler()
+        .schedule_periodic_event(t(1), secs(1), Ticker::ports().tick, (), &addr)
+        .unwrap();
+    let clock = Instant::now();
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let error = simu.run().unwrap_err();
+        let _ = done.send((error, simu.time()));
+    });
+    let (error, time) = finished
+        .recv_timeout(Duration::from_secs(30))
+        .expect("`run` did not time out");
+    assert!(clock.elapsed() >= limit);
+    assert_eq!(error, SimulationError::Timeout { time, limit });
+    assert!(time > t(1), "{time:?}");
 }

@@ -12,6 +12,12 @@
 //! thread will take next, so a sparse simulation costs little more than on
 //! one thread, and a dense one spreads over every worker by stealing.
 //!
+//! Except under a timeout: then the calling thread polls nothing and only
+//! watches the clock ([`run_watching`]), and a *stand-in* worker, spawned
+//! by the first run with a deadline, polls in its place. A model method
+//! that never returns, polled on the caller, would keep the one thread
+//! that can return `Timeout` from ever reading the clock again.
+//!
 //! A step is complete when the count of active (queued or running) tasks
 //! drops to zero; see [`shared`]. Then, as on one thread, every model that
 //! is not waiting on an empty mailbox is reported as deadlocked.
@@ -46,10 +52,10 @@ use task::{Task, TaskRef};
 /// Capacity of each worker's own queue; more goes to the injector.
 const LOCAL_QUEUE_CAPACITY: usize = 256;
 
-/// How long a timed-out executor's teardown waits for its workers to come
-/// back from the models they poll before it leaves them (and the tasks)
-/// behind.
-const TIMED_OUT_GRACE: Duration = Duration::from_millis(200);
+/// How long the teardown of an executor whose run stopped early (a model
+/// panic, a timeout) waits for its workers to come back from the models
+/// they poll before it leaves them (and the tasks) behind.
+const STOPPED_GRACE: Duration = Duration::from_millis(200);
 
 /// How many polls of the calling thread run between two looks at the clock.
 const POLLS_PER_DEADLINE_CHECK: u32 = 64;
@@ -66,21 +72,27 @@ pub(crate) struct Executor {
     tasks: Vec<Arc<Task>>,
     /// Live tasks after the last clean-up of `tasks`.
     compacted: usize,
-    /// True once a call timed out: a worker may still be stuck in a poll.
-    timed_out: bool,
+    /// The queue of the *stand-in* worker, spawned by the first run with a
+    /// deadline: the calling thread then only watches the clock, and the
+    /// stand-in polls in its place (see [`run_watching`]).
+    stand_in: Option<Worker<TaskRef>>,
 }
 
 impl Executor {
     /// An executor with `threads` threads in all (at least 2): the caller
     /// and `threads - 1` spawned workers.
+    ///
+    /// One more slot is made for the stand-in worker, whose thread is only
+    /// spawned if a run has a deadline.
     pub(crate) fn new(threads: usize) -> Self {
         let threads = threads.max(2);
-        let locals: Vec<_> = (0..threads)
+        let locals: Vec<_> = (0..=threads)
             .map(|_| Worker::new(LOCAL_QUEUE_CAPACITY))
             .collect();
         let shared = Arc::new(Shared::new(locals.iter().map(Worker::stealer).collect()));
         let mut locals = locals.into_iter();
         let main = locals.next().map(context::Home::new);
+        let stand_in = locals.next_back();
         let workers = locals
             .enumerate()
             .filter_map(|(i, local)| spawn_worker(&shared, i + 1, local))
@@ -91,7 +103,7 @@ impl Executor {
             workers,
             tasks: Vec::new(),
             compacted: 0,
-            timed_out: false,
+            stand_in,
         }
     }
 
@@ -119,18 +131,38 @@ impl Executor {
 
     /// Polls tasks, with the workers, until none is active, a task panics,
     /// or `deadline` passes.
+    ///
+    /// Without a deadline the calling thread polls too. With one, it only
+    /// watches: a model method that never returns would otherwise hold it
+    /// where no clock is read. The stand-in worker polls in its place.
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
+        let watch = deadline.is_some() && self.start_stand_in();
         let shared = self.shared.clone();
         let installed = context::install(&shared, 0, &mut self.main);
         let outcome = context::with(|cx| match cx {
+            Some(cx) if watch => run_watching(cx, deadline),
             Some(cx) => run_main(cx, deadline),
             None => Ok(()),
         });
         drop(installed);
-        if matches!(outcome, Err(RunError::Timeout)) {
-            self.timed_out = true;
-        }
         outcome
+    }
+
+    /// Spawns the stand-in worker unless it runs already; true if some
+    /// spawned worker can poll (if the OS refused every thread, the calling
+    /// thread has to poll itself).
+    fn start_stand_in(&mut self) -> bool {
+        if let Some(local) = self.stand_in.take() {
+            let index = self.shared.slots.len() - 1;
+            self.workers
+                .extend(spawn_worker(&self.shared, index, local));
+        }
+        !self.workers.is_empty()
+    }
+
+    /// Stops polling for good: workers take no more tasks.
+    pub(crate) fn stop(&self) {
+        self.shared.stop();
     }
 
     /// Tasks that are neither finished nor waiting on an empty mailbox.
@@ -254,13 +286,7 @@ fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<()
         // step is over.
         cx.release();
         if shared.is_quiescent() {
-            return match shared.take_failure() {
-                Some(failure) => Err(RunError::Panic {
-                    meta: failure.meta,
-                    message: failure.message,
-                }),
-                None => Ok(()),
-            };
+            return finished(shared, deadline);
         }
         if passed(deadline) {
             shared.stop();
@@ -270,6 +296,66 @@ fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<()
     }
 }
 
+/// The calling thread's loop when the run has a deadline: hand the queued
+/// tasks to the workers, then wait until the step is complete, a model
+/// panics or the deadline passes, whatever the models do meanwhile.
+fn run_watching(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
+    let shared = &cx.shared;
+    // The end of the step and a failure unpark this thread.
+    shared.slots[0].parker.set_owner();
+    hand_over(cx);
+    loop {
+        if let Some(failure) = shared.is_stopped().then(|| shared.take_failure()).flatten() {
+            return Err(RunError::Panic {
+                meta: failure.meta,
+                message: failure.message,
+            });
+        }
+        if shared.is_quiescent() {
+            return finished(shared, deadline);
+        }
+        if passed(deadline) {
+            shared.stop();
+            return Err(RunError::Timeout);
+        }
+        let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        shared.slots[0].parker.park(timeout);
+    }
+}
+
+/// Moves the tasks queued on the calling thread (by the bench's deliveries
+/// and spawns) to the injector, each counted for itself, then gives back
+/// the thread's lease and wakes a worker.
+fn hand_over(cx: &context::WorkerContext) {
+    let shared = &cx.shared;
+    let mut moved = false;
+    while let Some(task) = cx.next.take().or_else(|| cx.local.pop()) {
+        shared.count_active();
+        shared.inject(task);
+        moved = true;
+    }
+    cx.release();
+    if moved {
+        shared.notify_one();
+    }
+}
+
+/// The outcome of a run whose tasks are all done: a recorded panic, else a
+/// timeout if the deadline passed meanwhile (so that a call made of many
+/// short steps is bounded too), else success.
+fn finished(shared: &Shared, deadline: Option<Instant>) -> Result<(), RunError> {
+    if let Some(failure) = shared.take_failure() {
+        return Err(RunError::Panic {
+            meta: failure.meta,
+            message: failure.message,
+        });
+    }
+    if passed(deadline) {
+        return Err(RunError::Timeout);
+    }
+    Ok(())
+}
+
 /// True if `deadline` is set and passed.
 fn passed(deadline: Option<Instant>) -> bool {
     deadline.is_some_and(|d| Instant::now() >= d)
@@ -277,16 +363,22 @@ fn passed(deadline: Option<Instant>) -> bool {
 
 impl Drop for Executor {
     fn drop(&mut self) {
+        // A run that ended with every task done leaves no worker in a poll:
+        // joining is quick. One that stopped early (a model panic, a
+        // timeout, a panic of the bench's code during a delivery: each
+        // sets the stop flag) may have left a worker inside a model method
+        // that runs for long, or forever. (The activity count cannot tell:
+        // an idle worker takes a lease for a moment each time it looks for
+        // work to steal.)
+        let settled = !self.shared.is_stopped();
         self.shared.shut_down();
         let workers = std::mem::take(&mut self.workers);
-        if !self.timed_out {
-            // A model panic is caught inside the worker: joining is quick.
+        if settled {
             workers.into_iter().for_each(|w| drop(w.join()));
-        } else if !thread::finish_within(&workers, TIMED_OUT_GRACE) {
-            // After a timeout a worker may be stuck in a model that never
-            // returns: it is left to exit on its own when (if) it does, and
-            // the tasks stay allocated, as that worker may still touch the
-            // one it polls when it comes back (see `TaskRef`).
+        } else if !thread::join_within(workers, STOPPED_GRACE) {
+            // A worker still in a poll is left to exit on its own when (if)
+            // its model returns, and the tasks stay allocated, as that
+            // worker may still touch the one it polls (see `TaskRef`).
             std::mem::forget(std::mem::take(&mut self.tasks));
         }
         if let Some(home) = &self.main {

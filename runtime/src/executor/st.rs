@@ -197,13 +197,22 @@ impl Executor {
 
     /// Polls woken tasks until none is left, a task panics, or `deadline`
     /// passes.
+    ///
+    /// The models run on this thread, so the deadline can only be seen
+    /// between polls: before every [`POLLS_PER_DEADLINE_CHECK`]th poll, and
+    /// when no task is left (a run that ends after its deadline is a
+    /// timeout too, so that a call made of many short steps is bounded as
+    /// well). A poll that never returns cannot be interrupted.
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
         let running = self.queue.local.enter();
         let mut polls = 0u32;
         loop {
             // Take the oldest woken task.
             let Some(id) = self.next_woken(&running) else {
-                return Ok(());
+                return match deadline {
+                    Some(deadline) if Instant::now() >= deadline => Err(RunError::Timeout),
+                    _ => Ok(()),
+                };
             };
             // Look at the clock now and then.
             polls = polls.wrapping_add(1);

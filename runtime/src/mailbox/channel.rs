@@ -84,7 +84,7 @@ pub(crate) enum Pushed {
 
 impl<T> Channel<T> {
     /// A channel holding at most `capacity` messages, clamped to
-    /// `1..=2^31 - 1`.
+    /// `1..=ArrayQueue::<T>::max_capacity()`.
     pub(crate) fn new(capacity: usize) -> Self {
         Channel {
             queue: ArrayQueue::new(capacity),

@@ -123,12 +123,22 @@ struct Slot<T> {
     value: UnsafeCell<MaybeUninit<Option<T>>>,
 }
 
-/// The largest capacity of a queue, `2^31 - 1`; larger requests are
-/// clamped to it.
+/// The largest capacity the queue's geometry can describe, `2^31 - 1`.
 ///
 /// The closed mark, the power of two above the capacity, is stored as a
-/// `u32`; a ring this large would not fit in memory anyway.
+/// `u32`. [`MAX_RING_BYTES`] bounds every real queue well below it.
 pub(crate) const MAX_CAPACITY: usize = (1 << 31) - 1;
+
+/// The largest ring a queue allocates, in bytes (64 MiB): larger capacities
+/// are clamped to what fits.
+///
+/// The ring is allocated in one piece, and every slot written, by the
+/// first message: a capacity meant as "no limit" (`usize::MAX`) used to ask
+/// for a ring of 2^31 - 1 slots, tens of gigabytes, and aborted the
+/// process on the first send. 64 MiB holds millions of small messages
+/// (4 Mi slots of 16 bytes), which is "no limit" for a bench, and can be
+/// allocated on any machine that runs one.
+pub(crate) const MAX_RING_BYTES: usize = 64 << 20;
 
 /// A bounded multi-producer, single-consumer queue.
 ///
@@ -160,9 +170,26 @@ unsafe impl<T: Send> Sync for ArrayQueue<T> {}
 
 impl<T> ArrayQueue<T> {
     /// An unopened queue of `capacity` slots, clamped to
-    /// `1..=MAX_CAPACITY`: claims fail with [`ClaimError::Unopened`] until
-    /// [`open`](ArrayQueue::open).
+    /// `1..=`[`max_capacity`](ArrayQueue::max_capacity): claims fail with
+    /// [`ClaimError::Unopened`] until [`open`](ArrayQueue::open).
     pub(crate) fn new(capacity: usize) -> Self {
+        Self::with_slots(capacity.clamp(1, Self::max_capacity()))
+    }
+
+    /// The largest capacity of a queue of `T`: as many slots as
+    /// [`MAX_RING_BYTES`] holds, at most [`MAX_CAPACITY`].
+    pub(crate) const fn max_capacity() -> usize {
+        let by_size = MAX_RING_BYTES / std::mem::size_of::<Slot<T>>();
+        if by_size < MAX_CAPACITY {
+            by_size
+        } else {
+            MAX_CAPACITY
+        }
+    }
+
+    /// An unopened queue of `capacity` slots, clamped to what the geometry
+    /// describes (`1..=MAX_CAPACITY`) but not to [`MAX_RING_BYTES`].
+    fn with_slots(capacity: usize) -> Self {
         let capacity = capacity.clamp(1, MAX_CAPACITY) as u32;
         // At most 2^31: `MAX_CAPACITY` is one less.
         let mark_bit = (capacity + 1).next_power_of_two();
@@ -844,16 +871,34 @@ mod tests {
     }
 
     #[test]
-    fn a_capacity_above_the_maximum_is_clamped() {
+    fn a_capacity_above_the_geometrys_maximum_is_clamped() {
         // Never claimed: the ring of such a queue would not fit in memory.
         for capacity in [MAX_CAPACITY, MAX_CAPACITY + 1, usize::MAX] {
-            let queue = ArrayQueue::<u32>::new(capacity);
+            let queue = ArrayQueue::<u32>::with_slots(capacity);
             assert_eq!(queue.capacity(), MAX_CAPACITY);
             assert_eq!(queue.mark_bit(), 1 << 31);
             assert_eq!(queue.one_lap(), 1 << 33);
             assert_eq!(queue.claim().err(), Some(ClaimError::Unopened));
             assert!(queue.close());
         }
+    }
+
+    #[test]
+    fn a_capacity_above_the_ring_budget_is_clamped_and_allocates() {
+        // 16-byte slots: 4 Mi of them in 64 MiB.
+        assert_eq!(std::mem::size_of::<Slot<u32>>(), 16);
+        assert_eq!(ArrayQueue::<u32>::max_capacity(), 1 << 22);
+        // Slots of large messages: fewer of them.
+        let big = ArrayQueue::<[u64; 1024]>::max_capacity();
+        assert!(big * std::mem::size_of::<Slot<[u64; 1024]>>() <= MAX_RING_BYTES);
+        assert!(big > 0);
+        let queue = ArrayQueue::<u32>::new(usize::MAX);
+        assert_eq!(queue.capacity(), 1 << 22);
+        queue.open();
+        // The first claim allocates the whole ring.
+        queue.claim().expect("room").write(Some(7));
+        // SAFETY: this thread is the only consumer.
+        assert_eq!(unsafe { queue.pop() }, Some(7));
     }
 
     #[test]

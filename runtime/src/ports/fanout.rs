@@ -188,6 +188,12 @@ impl<T: Clone> FanoutSend<T> {
         }
     }
 
+    /// The index of the connection being served (the number of
+    /// connections served, once the send is complete).
+    pub(crate) fn position(&self) -> usize {
+        self.next
+    }
+
     /// Delivers to each connection in order; `Pending` while one is full.
     ///
     /// Every poll of one send must be given the same `targets`.

@@ -21,6 +21,20 @@ pub(crate) trait Target<T>: Send + Sync {
     /// Delivers `value`, or hands it back with the waker registered when the
     /// recipient's mailbox is full.
     fn try_send(&self, value: T, cx: &mut Context<'_>) -> Result<(), T>;
+
+    /// The recipient, for an error report (cold).
+    fn describe(&self) -> String {
+        "a sink".to_string()
+    }
+}
+
+/// How an error names the input `port` of the model at `address`.
+pub(crate) fn describe_input<M: Model>(address: &Address<M>, port: &'static str) -> String {
+    let name = address.name().unwrap_or("<never added>");
+    format!(
+        "input `{port}` of model `{name}` ({})",
+        address.model_type()
+    )
 }
 
 /// One connection of a requestor: sends the request, then yields the reply.
@@ -101,6 +115,10 @@ where
             cx,
         )
         .map(drop)
+    }
+
+    fn describe(&self) -> String {
+        describe_input(&self.address, self.port.name())
     }
 }
 

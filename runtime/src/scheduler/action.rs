@@ -17,7 +17,7 @@ use crate::mailbox::channel::Pushed;
 use crate::mailbox::{Address, IntoAddress};
 use crate::model::Model;
 use crate::ports::fanout::FanoutSend;
-use crate::ports::target::Target;
+use crate::ports::target::{describe_input, Target};
 use crate::ports::{EventSource, InputFor, InputPort};
 
 /// A deliverable event.
@@ -36,6 +36,11 @@ pub(crate) trait Action: Any + Send {
     /// The period of a periodic event; `None` for a one-shot event.
     fn period(&self) -> Option<Duration> {
         None
+    }
+
+    /// What the event delivers, and to whom, for an error report (cold).
+    fn describe(&self) -> String {
+        "an event".to_string()
     }
 }
 
@@ -108,6 +113,12 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
     fn unbound_recipient(&self) -> Option<Unbound> {
         unbound(&self.address, self.port)
     }
+
+    fn describe(&self) -> String {
+        let payload = std::any::type_name::<T>();
+        let input = describe_input(&self.address, self.port.name());
+        format!("an event of `{payload}` for {input}")
+    }
 }
 
 impl<M: Model, T: Send + 'static> OnceAction<M, T> {
@@ -141,6 +152,12 @@ impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
     fn period(&self) -> Option<Duration> {
         Some(self.period)
     }
+
+    fn describe(&self) -> String {
+        let payload = std::any::type_name::<T>();
+        let input = describe_input(&self.address, self.port.name());
+        format!("a periodic event of `{payload}` for {input}")
+    }
 }
 
 /// An event from an [`EventSource`]: one value to each of its connections.
@@ -158,6 +175,16 @@ impl<T: Clone + Send + 'static> Action for SourceAction<T> {
 
     fn unbound_recipient(&self) -> Option<Unbound> {
         None
+    }
+
+    fn describe(&self) -> String {
+        let payload = std::any::type_name::<T>();
+        let index = self.progress.position();
+        let recipient = self
+            .targets
+            .get(index)
+            .map_or_else(|| "no connection".to_string(), |t| t.describe());
+        format!("an event of `EventSource<{payload}>`, connection {index} ({recipient})")
     }
 }
 

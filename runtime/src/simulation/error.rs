@@ -10,6 +10,7 @@ use crate::time::SimTime;
 ///
 /// Fatal errors ([`Deadlock`](SimulationError::Deadlock),
 /// [`ModelPanic`](SimulationError::ModelPanic),
+/// [`EventPanic`](SimulationError::EventPanic),
 /// [`Timeout`](SimulationError::Timeout)) leave the bench in a state that
 /// cannot go on: every later call returns the same error again, at once.
 /// The others change nothing, or (for [`Halted`](SimulationError::Halted)
@@ -34,6 +35,21 @@ pub enum SimulationError {
         model: String,
         /// The model type.
         model_type: &'static str,
+        /// The panic message.
+        message: String,
+    },
+    /// The bench's own code panicked while the simulation delivered an
+    /// event: a mapping closure of an `EventSource` connection
+    /// (`map_connect`, `filter_map_connect`) or the payload's `Clone`.
+    /// Fatal: the connections before the one that panicked got the value,
+    /// the others did not, so the step cannot be completed faithfully.
+    EventPanic {
+        /// The time of the step being delivered.
+        time: SimTime,
+        /// The event and the connection it was being delivered to, e.g.
+        /// ``an event of `EventSource<u32>`, connection 0 (input `input`
+        /// of model `r` (Recorder))``.
+        event: String,
         /// The panic message.
         message: String,
     },
@@ -134,6 +150,7 @@ impl SimulationError {
             self,
             SimulationError::Deadlock { .. }
                 | SimulationError::ModelPanic { .. }
+                | SimulationError::EventPanic { .. }
                 | SimulationError::Timeout { .. }
         )
     }
@@ -158,6 +175,11 @@ impl fmt::Display for SimulationError {
                 model_type,
                 message,
             } => write!(f, "model `{model}` ({model_type}) panicked at {time}: {message}"),
+            SimulationError::EventPanic {
+                time,
+                event,
+                message,
+            } => write!(f, "the bench's code panicked at {time} while delivering {event}: {message}"),
             SimulationError::Timeout { time, limit } => write!(
                 f,
                 "simulation call timed out after {limit:?} of wall-clock time, at simulation time {time}"

@@ -68,14 +68,42 @@ impl SimInit {
 
     /// Limits the wall-clock time of each simulation call (`step`,
     /// `run`, `process_event`, …); a call that exceeds it returns
-    /// [`SimulationError::Timeout`]. No limit by default.
+    /// [`SimulationError::Timeout`], which is fatal. No limit by default.
     ///
-    /// The limit is checked between message deliveries: a single model
-    /// method that never returns cannot be interrupted on one thread. On
-    /// several threads, dropping a simulation whose call timed out waits
-    /// up to 200 ms for the worker threads; if a model method is still
-    /// running then, the bench's models are leaked rather than dropped
-    /// (their `Drop` does not run), since that worker still uses its task.
+    /// When the limit fires depends on the executor:
+    ///
+    /// - **Several threads** (`with_threads(n)`, `n > 1`): the calling
+    ///   thread only watches the clock and never runs a model while a
+    ///   limit is set; the models run on `n` worker threads (one more is
+    ///   spawned by the first call with a limit, to stand in for the
+    ///   caller). The call returns `Timeout` when the limit passes, within
+    ///   the OS's wake-up latency, *whatever the models do*, even if one
+    ///   is stuck forever in a method. The price: every step hands its
+    ///   work to a worker and waits for it (two thread wake-ups), where
+    ///   without a limit the caller runs a sparse step itself: a step of
+    ///   one event went from ~0.5 µs to ~10 µs on two threads. Benches
+    ///   made of many tiny steps that need no runaway protection run
+    ///   faster without a limit, or on one thread.
+    /// - **One thread** (`with_threads(1)`): the models run on the calling
+    ///   thread, so the clock is read between polls only — before every
+    ///   64th poll and at the end of each step. Models that keep yielding
+    ///   (a zero-delay ping-pong, a call of many short steps) are stopped
+    ///   within about the limit; a model method that never returns (a
+    ///   busy loop, an `async` loop over futures that are always ready)
+    ///   cannot be interrupted, and a method that returns late makes the
+    ///   call return `Timeout` once it has returned. The deterministic
+    ///   order is unchanged by a limit.
+    ///
+    /// A call that runs past its limit returns `Timeout` even if its last
+    /// step completed meanwhile.
+    ///
+    /// Dropping a simulation whose call failed (timeout, model panic) on
+    /// several threads waits at most 200 ms for the worker threads; if a
+    /// model method is still running then, its thread is left to finish
+    /// on its own and the bench's models are leaked rather than dropped
+    /// (their `Drop` does not run, their queued messages are never freed),
+    /// since that thread still uses its task. See "Failure behaviour" in
+    /// `docs/architecture.md`.
     pub fn with_timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
         self
