@@ -95,15 +95,17 @@ fn with_errors(tokens: TokenStream, error: syn::Error) -> TokenStream {
     quote!(#tokens #errors)
 }
 
-/// The struct without the `#[required]` attributes that `#[model]` consumed.
+/// The struct without the `#[required]` attributes (misspelled or not) that
+/// `#[model]` consumed.
 fn strip_struct(mut item: syn::ItemStruct) -> syn::ItemStruct {
     for field in &mut item.fields {
-        field.attrs.retain(|a| !a.path().is_ident("required"));
+        field.attrs.retain(|a| !ast::is_required(a));
     }
     item
 }
 
-/// The impl block without the port attributes that `#[model]` consumed.
+/// The impl block without the port attributes (misspelled or not) that
+/// `#[model]` consumed.
 fn strip_impl(mut item: syn::ItemImpl) -> syn::ItemImpl {
     for impl_item in &mut item.items {
         let attrs = match impl_item {
@@ -113,7 +115,7 @@ fn strip_impl(mut item: syn::ItemImpl) -> syn::ItemImpl {
             ImplItem::Macro(m) => &mut m.attrs,
             _ => continue,
         };
-        attrs.retain(|a| Role::of(a).is_none());
+        attrs.retain(|a| Role::of_or_typo(a).is_none());
     }
     item
 }

@@ -1,7 +1,7 @@
 //! The struct half: which fields are sending ports, and their `#[required]`
 //! marks.
 
-use super::rules::{check_args, check_generics, check_marker_attr};
+use super::rules::{check_args, check_generics, check_marker_attr, check_typos};
 use super::{Ctxt, ModelStruct, PortKind, SendPort};
 use crate::ast::{self, FieldKind};
 
@@ -27,6 +27,7 @@ pub fn check_struct<'a>(
 
 /// The field as a sending port, or `None` for state or a broken port.
 fn check_field<'a>(cx: &mut Ctxt, field: &ast::Field<'a>) -> Option<SendPort<'a>> {
+    check_typos(cx, &field.typos);
     check_required_attrs(cx, &field.required);
     let (kind, payload, reply) = match field.kind {
         FieldKind::Output { payload } => (PortKind::Output, payload, None),

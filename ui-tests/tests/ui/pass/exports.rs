@@ -21,5 +21,5 @@ fn main() {
     assert_eq!(SimTime::from_secs_f64(1.5), Ok(START));
     let error: SimTimeError = SimTime::from_secs_f64(f64::NAN).unwrap_err();
     assert_eq!(error.to_string(), "NaN is not a simulation time");
-    let _ = (describe, waiting, |m: &MissingConnection| m.to_string());
+    let _ = (describe, waiting, |m: &MissingConnection| m.clone());
 }
