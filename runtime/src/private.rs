@@ -37,6 +37,11 @@ pub trait ModelFields {
 /// is reported at the struct.
 pub const fn require_model<M: Model>() {}
 
+/// Checks, at compile time, that a generic model is `Send + 'static`, as
+/// every model must be: where a type parameter missing these bounds is
+/// reported, once, at the user's impl block.
+pub const fn model_must_be_send_and_static<M: Send + 'static>() {}
+
 /// Checks, at compile time, that an input's payload or a replier's request
 /// can travel in a message.
 pub const fn payload_must_be_send_and_static<T: Send + 'static>() {}

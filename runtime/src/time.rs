@@ -253,14 +253,21 @@ mod tests {
             SimTime::from_secs_f64(f64::NEG_INFINITY),
             Err(SimTimeError::Infinite(f64::NEG_INFINITY))
         );
-        assert_eq!(SimTime::from_secs_f64(1e12), Err(SimTimeError::TooLarge(1e12)));
+        assert_eq!(
+            SimTime::from_secs_f64(1e12),
+            Err(SimTimeError::TooLarge(1e12))
+        );
         assert_eq!(
             SimTime::from_secs_f64(1.5),
             Ok(SimTime::from_nanos(1_500_000_000))
         );
         assert_eq!(SimTime::from_secs_f64(-0.0), Ok(SimTime::ZERO));
-        assert!(SimTimeError::Negative(-1.0).to_string().contains("negative"));
-        assert!(SimTimeError::TooLarge(1e12).to_string().contains("584 years"));
+        assert!(SimTimeError::Negative(-1.0)
+            .to_string()
+            .contains("negative"));
+        assert!(SimTimeError::TooLarge(1e12)
+            .to_string()
+            .contains("584 years"));
     }
 
     #[test]
