@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericParam, Generics, Ident, Type};
 
-use super::option;
+use super::{names_any, option, port_list, type_name_expr, type_params};
 use crate::ast::is_unit;
 use crate::names::{port_name, type_name};
 use crate::valid::{Hook, ModelImpl, PortKind, RecvPort};
@@ -246,30 +246,13 @@ fn send_static_bound(model: &ModelImpl<'_>) -> Generics {
 /// The payload, request and reply types of the model's ports that name a
 /// type parameter (the others need no bound).
 fn message_types<'m>(model: &'m ModelImpl<'_>) -> impl Iterator<Item = TokenStream> + 'm {
-    let params: Vec<String> = model
-        .item
-        .generics
-        .type_params()
-        .map(|param| param.ident.to_string())
-        .collect();
+    let params = type_params(&model.item.generics);
     model
         .ports
         .iter()
         .flat_map(|port| port.payload.iter().chain(&port.reply))
         .filter(move |ty| names_any(ty, &params))
         .map(|ty| quote!(#ty))
-}
-
-/// Whether the tokens of `ty` include one of the identifiers `names`.
-fn names_any(ty: &Type, names: &[String]) -> bool {
-    fn walk(tokens: TokenStream, names: &[String]) -> bool {
-        tokens.into_iter().any(|token| match token {
-            proc_macro2::TokenTree::Ident(ident) => names.contains(&ident.to_string()),
-            proc_macro2::TokenTree::Group(group) => walk(group.stream(), names),
-            _ => false,
-        })
-    }
-    walk(quote!(#ty), names)
 }
 
 /// The impl block's generics, plus `predicates` in the where clause if the
@@ -405,11 +388,23 @@ fn init_fn(hook: &Hook<'_>) -> TokenStream {
 /// delegating to the struct half.
 fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
     let self_ty = &model.item.self_ty;
-    let model_name = model.name.to_string();
-    let inputs = model.ports.iter().map(port_metadata);
+    let generic = has_type_or_const_params(&model.item.generics);
+    let model_name = if generic {
+        quote!(causim::short_type_name::<Self>())
+    } else {
+        let name = model.name.to_string();
+        quote!(#name)
+    };
+    let params = type_params(&model.item.generics);
+    let inputs = model
+        .ports
+        .iter()
+        .map(|port| port_metadata(port, &params))
+        .collect();
+    let inputs = port_list(generic, "inputs", inputs);
     // Spanned at the model's type, so that a missing `#[model]` on the
     // struct is reported at `impl Name`.
-    let outputs = quote_spanned!(self_ty.span()=> <Self as causim::ModelFields>::OUTPUTS);
+    let outputs = quote_spanned!(self_ty.span()=> <Self as causim::ModelFields>::outputs());
     let unconnected = quote_spanned! {self_ty.span()=>
         <Self as causim::ModelFields>::unconnected_required_ports(self, missing)
     };
@@ -417,7 +412,7 @@ fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
         fn metadata() -> causim::ModelMetadata {
             causim::ModelMetadata {
                 type_name: #model_name,
-                inputs: &[#(#inputs),*],
+                inputs: #inputs,
                 outputs: #outputs,
             }
         }
@@ -432,12 +427,15 @@ fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
 }
 
 /// `causim::PortMetadata { name: "set_point", kind: …, … }` for one input
-/// or replier.
-fn port_metadata(port: &RecvPort<'_>) -> TokenStream {
+/// or replier of a model with type parameters `params`.
+fn port_metadata(port: &RecvPort<'_>, params: &[String]) -> TokenStream {
     let name = port_name(port.ident);
     let kind = port.kind.variant();
-    let payload = type_name_of(port);
-    let reply = option(port.reply.as_ref().map(type_name));
+    let payload = match &port.payload {
+        Some(ty) => type_name_expr(ty, params),
+        None => quote!("()"),
+    };
+    let reply = option(port.reply.as_ref().map(|ty| type_name_expr(ty, params)));
     quote! {
         causim::PortMetadata {
             name: #name,
@@ -446,14 +444,6 @@ fn port_metadata(port: &RecvPort<'_>) -> TokenStream {
             reply: #reply,
             required: false,
         }
-    }
-}
-
-/// The payload type's name, `()` when the port has none.
-fn type_name_of(port: &RecvPort<'_>) -> String {
-    match &port.payload {
-        Some(ty) => type_name(ty),
-        None => "()".to_owned(),
     }
 }
 

@@ -87,7 +87,14 @@ fn main() -> Result<(), SimulationError> {
     assert_eq!(simu.process_query(ports.pending, (), &address)?, 1);
     simu.process_event(Tagged::<&str>::ports().bump, (), &tagged)?;
     assert_eq!(simu.process_query(Tagged::<&str>::ports().count, (), &tagged)?, 1);
-    assert_eq!(Batcher::<u8, 3>::metadata().port("push").unwrap().payload, "T");
+    // Metadata names the concrete instance and its payloads, not `T`.
+    let meta = Batcher::<u8, 3>::metadata();
+    assert_eq!(meta.type_name, "Batcher<u8, 3>");
+    assert_eq!(meta.port("push").unwrap().payload, "u8");
+    assert_eq!(meta.port("pending").unwrap().reply, Some("usize"));
+    assert_eq!(meta.port("batches").unwrap().to_string(), "batches: Output<Vec<u8>>");
+    assert_eq!(Batcher::<String, 2>::metadata().type_name, "Batcher<String, 2>");
+    assert_eq!(Tagged::<&str>::metadata().type_name, "Tagged<&str>");
     assert_eq!(Inert::<u8>::metadata().inputs.len(), 0);
     println!("{:?}", Batcher::<u8, 3>::ports());
     Ok(())
