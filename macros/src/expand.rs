@@ -128,12 +128,11 @@ fn option(value: Option<impl ToTokens>) -> TokenStream {
     }
 }
 
-/// The names of the type parameters of `generics`.
+/// The names of the type and const parameters of `generics`.
 fn type_params(generics: &Generics) -> Vec<String> {
-    generics
-        .type_params()
-        .map(|param| param.ident.to_string())
-        .collect()
+    let types = generics.type_params().map(|param| &param.ident);
+    let consts = generics.const_params().map(|param| &param.ident);
+    types.chain(consts).map(ToString::to_string).collect()
 }
 
 /// Whether the tokens of `ty` include one of the identifiers `names`: a
