@@ -164,7 +164,9 @@ pub trait Model: Sized + Send + 'static {
 /// block sees the methods, `#[model]` on the struct sees the fields.
 #[derive(Debug, Clone, Copy)]
 pub struct ModelMetadata {
-    /// The model's type name as written in its source.
+    /// The model's type name as written in its source, e.g. `Thermostat`;
+    /// for a generic model, the concrete instance without module paths,
+    /// e.g. `MovingAverage<f64>`.
     pub type_name: &'static str,
     /// Inputs and repliers, in declaration order.
     pub inputs: &'static [PortMetadata],
@@ -191,7 +193,9 @@ pub struct PortMetadata {
     pub name: &'static str,
     /// What kind of port it is.
     pub kind: PortKind,
-    /// The payload (input, output) or request (replier, requestor) type.
+    /// The payload (input, output) or request (replier, requestor) type,
+    /// as written (`Vec<u8>`); one that names a type parameter of a generic
+    /// model is named for the concrete instance (`f64`, not `T`).
     pub payload: &'static str,
     /// The reply type, for repliers and requestors.
     pub reply: Option<&'static str>,
