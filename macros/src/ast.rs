@@ -8,6 +8,8 @@
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::parse::Parser;
+
+use crate::spelling;
 use syn::{
     Attribute, FnArg, GenericArgument, Ident, ImplItem, ImplItemFn, ItemImpl, ItemStruct, Pat,
     Path, PathArguments, ReturnType, Token, Type,
@@ -81,8 +83,35 @@ pub struct Field<'a> {
     pub field: &'a syn::Field,
     /// What kind of port it is, if any.
     pub kind: FieldKind<'a>,
-    /// Its `#[required]` attributes (zero, one, or too many).
+    /// Its `#[required]` attributes (zero, one, or too many), misspelled
+    /// ones included.
     pub required: Vec<&'a Attribute>,
+    /// Its attributes that misspell `#[required]`.
+    pub typos: Vec<Typo<'a>>,
+}
+
+/// An attribute that misspells a causim attribute, e.g. `#[requried]`:
+/// reported with the fix, then handled as the attribute meant, so that no
+/// error follows from it.
+pub struct Typo<'a> {
+    /// The attribute as written.
+    pub attr: &'a Attribute,
+    /// The attribute meant, e.g. `required`.
+    pub intended: &'static str,
+}
+
+impl<'a> Typo<'a> {
+    /// The causim attribute among `candidates` that `attr` misspells.
+    fn of(attr: &'a Attribute, candidates: &[&'static str]) -> Option<Self> {
+        let ident = attr.path().get_ident()?.to_string();
+        let intended = spelling::near_miss(&ident, candidates)?;
+        Some(Typo { attr, intended })
+    }
+}
+
+/// Whether `attr` is `#[required]`, or a misspelling of it.
+pub fn is_required(attr: &Attribute) -> bool {
+    attr.path().is_ident("required") || Typo::of(attr, &["required"]).is_some()
 }
 
 /// What a field is, judged by its type's last path segment.
@@ -104,10 +133,11 @@ impl<'a> Struct<'a> {
             .map(|field| Field {
                 field,
                 kind: field_kind(&field.ty),
-                required: field
+                required: field.attrs.iter().filter(|a| is_required(a)).collect(),
+                typos: field
                     .attrs
                     .iter()
-                    .filter(|a| a.path().is_ident("required"))
+                    .filter_map(|a| Typo::of(a, &["required"]))
                     .collect(),
             })
             .collect();
@@ -177,24 +207,40 @@ impl Role {
     /// The role of an attribute, if it is a port attribute.
     pub fn of(attr: &Attribute) -> Option<Role> {
         let path = attr.path();
-        if path.is_ident("input") {
-            Some(Role::Input)
-        } else if path.is_ident("replier") {
-            Some(Role::Replier)
-        } else if path.is_ident("init") {
-            Some(Role::Init)
-        } else {
-            None
-        }
+        [Role::Input, Role::Replier, Role::Init]
+            .into_iter()
+            .find(|role| path.is_ident(role.attr()))
+    }
+
+    /// The role of an attribute that is a port attribute or a misspelling
+    /// of one, e.g. `#[repiler]`.
+    pub fn of_or_typo(attr: &Attribute) -> Option<Role> {
+        Role::of(attr).or_else(|| {
+            let typo = Typo::of(attr, &ROLE_ATTRS)?;
+            Role::of_name(typo.intended)
+        })
+    }
+
+    /// The role whose attribute is `name`.
+    fn of_name(name: &str) -> Option<Role> {
+        [Role::Input, Role::Replier, Role::Init]
+            .into_iter()
+            .find(|role| role.attr() == name)
     }
 }
+
+/// The names of the port attributes.
+const ROLE_ATTRS: [&str; 3] = ["input", "replier", "init"];
 
 /// A method of a model's impl block.
 pub struct Method<'a> {
     /// The method as written.
     pub func: &'a ImplItemFn,
-    /// Its port attributes (zero for a plain method).
+    /// Its port attributes (zero for a plain method), misspelled ones
+    /// included.
     pub roles: Vec<(Role, &'a Attribute)>,
+    /// Its attributes that misspell a port attribute.
+    pub typos: Vec<Typo<'a>>,
     /// How it takes `self`.
     pub receiver: Receiver,
     /// Its other arguments.
@@ -273,7 +319,13 @@ impl<'a> Method<'a> {
         let roles = func
             .attrs
             .iter()
-            .filter_map(|a| Role::of(a).map(|role| (role, a)))
+            .filter_map(|a| Role::of_or_typo(a).map(|role| (role, a)))
+            .collect();
+        let typos = func
+            .attrs
+            .iter()
+            .filter(|a| Role::of(a).is_none())
+            .filter_map(|a| Typo::of(a, &ROLE_ATTRS))
             .collect();
         let mut receiver = Receiver::None;
         let mut args = Vec::new();
@@ -302,6 +354,7 @@ impl<'a> Method<'a> {
         Method {
             func,
             roles,
+            typos,
             receiver,
             args,
             output,

@@ -8,7 +8,7 @@ mod methods;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
-use syn::{ImplItem, Item};
+use syn::{Generics, ImplItem, Item, Type};
 
 use crate::ast::{self, ModelArgs, Role};
 use crate::valid::{self, Ctxt};
@@ -95,15 +95,17 @@ fn with_errors(tokens: TokenStream, error: syn::Error) -> TokenStream {
     quote!(#tokens #errors)
 }
 
-/// The struct without the `#[required]` attributes that `#[model]` consumed.
+/// The struct without the `#[required]` attributes (misspelled or not) that
+/// `#[model]` consumed.
 fn strip_struct(mut item: syn::ItemStruct) -> syn::ItemStruct {
     for field in &mut item.fields {
-        field.attrs.retain(|a| !a.path().is_ident("required"));
+        field.attrs.retain(|a| !ast::is_required(a));
     }
     item
 }
 
-/// The impl block without the port attributes that `#[model]` consumed.
+/// The impl block without the port attributes (misspelled or not) that
+/// `#[model]` consumed.
 fn strip_impl(mut item: syn::ItemImpl) -> syn::ItemImpl {
     for impl_item in &mut item.items {
         let attrs = match impl_item {
@@ -113,7 +115,7 @@ fn strip_impl(mut item: syn::ItemImpl) -> syn::ItemImpl {
             ImplItem::Macro(m) => &mut m.attrs,
             _ => continue,
         };
-        attrs.retain(|a| Role::of(a).is_none());
+        attrs.retain(|a| Role::of_or_typo(a).is_none());
     }
     item
 }
@@ -123,5 +125,48 @@ fn option(value: Option<impl ToTokens>) -> TokenStream {
     match value {
         Some(value) => quote!(Some(#value)),
         None => quote!(None),
+    }
+}
+
+/// The names of the type and const parameters of `generics`.
+fn type_params(generics: &Generics) -> Vec<String> {
+    let types = generics.type_params().map(|param| &param.ident);
+    let consts = generics.const_params().map(|param| &param.ident);
+    types.chain(consts).map(ToString::to_string).collect()
+}
+
+/// Whether the tokens of `ty` include one of the identifiers `names`: a
+/// type that names a type parameter is only known in full at run time.
+fn names_any(ty: &Type, names: &[String]) -> bool {
+    fn walk(tokens: TokenStream, names: &[String]) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => names.contains(&ident.to_string()),
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), names),
+            _ => false,
+        })
+    }
+    walk(quote!(#ty), names)
+}
+
+/// The metadata name of type `ty`: the string `"Vec<f64>"` as written, or,
+/// if it names one of the type parameters `params`, the concrete type's
+/// name at run time (`Vec<T>` is `Vec<f64>` in `Filter<f64>`).
+fn type_name_expr(ty: &Type, params: &[String]) -> TokenStream {
+    if names_any(ty, params) {
+        quote!(causim::short_type_name::<#ty>())
+    } else {
+        let name = crate::names::type_name(ty);
+        quote!(#name)
+    }
+}
+
+/// A port list for metadata: a `'static` slice of `ports`, or, for a
+/// generic model, one built once per concrete model at run time (the
+/// names of its types are known only then); `which` tells the lists apart.
+fn port_list(generic: bool, which: &str, ports: Vec<TokenStream>) -> TokenStream {
+    if generic {
+        quote!(causim::port_list::<Self>(#which, || causim::Vec::from([#(#ports),*])))
+    } else {
+        quote!(&[#(#ports),*])
     }
 }

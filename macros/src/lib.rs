@@ -15,6 +15,7 @@
 mod ast;
 mod expand;
 mod names;
+mod spelling;
 mod valid;
 
 use proc_macro::TokenStream;

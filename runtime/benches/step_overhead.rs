@@ -7,7 +7,6 @@
 //!
 //! `cargo bench -p causim --bench step_overhead`
 
-use std::future::Future;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -37,17 +36,9 @@ impl Ticker {
 impl Model for Ticker {
     type Message = TickerMessage;
 
-    // The trait's explicit form, as in the hand-written model of the docs.
-    #[allow(clippy::manual_async_fn)]
-    fn dispatch<'a>(
-        &'a mut self,
-        message: TickerMessage,
-        _cx: &'a mut Context<Self>,
-    ) -> impl Future<Output = ()> + Send + 'a {
-        async move {
-            match message {
-                TickerMessage::Tick(()) => self.ticks += 1,
-            }
+    async fn dispatch(&mut self, message: TickerMessage, _cx: &mut Context<Self>) {
+        match message {
+            TickerMessage::Tick(()) => self.ticks += 1,
         }
     }
 

@@ -66,8 +66,10 @@ pub use ports::{
     UniRequestor,
 };
 pub use scheduler::{Event, EventKey, Scheduler, SchedulingError};
-pub use simulation::{SimInit, Simulation, SimulationError};
-pub use time::SimTime;
+pub use simulation::{
+    BlockedModel, MissingConnection, SimInit, Simulation, SimulationError, WaitingFor,
+};
+pub use time::{SimTime, SimTimeError};
 
 /// The names most benches need: `use causim::prelude::*;`.
 pub mod prelude {
@@ -78,9 +80,9 @@ pub mod prelude {
         EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort, Requestor,
         UniRequestor,
     };
-    pub use crate::scheduler::{Event, EventKey, Scheduler};
+    pub use crate::scheduler::{Event, EventKey, Scheduler, SchedulingError};
     pub use crate::simulation::{SimInit, Simulation, SimulationError};
-    pub use crate::time::SimTime;
+    pub use crate::time::{SimTime, SimTimeError};
     pub use causim_macros::{init, input, model, replier};
     pub use std::time::Duration;
 }

@@ -7,7 +7,12 @@
 //! the right method, an optional `init` hook and static metadata.
 //!
 //! `#[model]` implements this trait; writing it by hand is the escape hatch
-//! for unusual models and produces exactly the same machine code. Because
+//! for unusual models and produces exactly the same machine code. By hand,
+//! write `dispatch` and `init` as `async fn` (as below): the trait spells
+//! them `fn … -> impl Future<Output = ()> + Send + 'a` so that it can
+//! require the future to be `Send`, and an `async fn` in the impl satisfies
+//! that signature (the compiler checks the `Send` bound), without the
+//! `clippy::manual_async_fn` warning that the spelled-out form triggers. Because
 //! `dispatch` is a `match` over a concrete enum, the whole message loop of a
 //! model is one concrete future built by the compiler: no per-message
 //! allocation and no dynamic dispatch on the receiving side.
@@ -18,7 +23,6 @@
 //! use causim::prelude::*;
 //! use causim::ports::ReplySender;
 //! use causim::model::{ModelMetadata, PortKind, PortMetadata};
-//! use std::future::Future;
 //!
 //! /// Counts what it receives and says how much it has seen.
 //! pub struct Counter {
@@ -64,16 +68,12 @@
 //! impl Model for Counter {
 //!     type Message = CounterMessage;
 //!
-//!     fn dispatch<'a>(
-//!         &'a mut self,
-//!         message: CounterMessage,
-//!         _cx: &'a mut Context<Self>,
-//!     ) -> impl Future<Output = ()> + Send + 'a {
-//!         async move {
-//!             match message {
-//!                 CounterMessage::Add(n) => self.add(n).await,
-//!                 CounterMessage::Read(arg, reply) => reply.send(self.read(arg)),
-//!             }
+//!     // `async fn` implements the trait's `-> impl Future + Send` method;
+//!     // the compiler checks that the future is `Send`.
+//!     async fn dispatch(&mut self, message: CounterMessage, _cx: &mut Context<Self>) {
+//!         match message {
+//!             CounterMessage::Add(n) => self.add(n).await,
+//!             CounterMessage::Read(arg, reply) => reply.send(self.read(arg)),
 //!         }
 //!     }
 //!
@@ -164,7 +164,9 @@ pub trait Model: Sized + Send + 'static {
 /// block sees the methods, `#[model]` on the struct sees the fields.
 #[derive(Debug, Clone, Copy)]
 pub struct ModelMetadata {
-    /// The model's type name as written in its source.
+    /// The model's type name as written in its source, e.g. `Thermostat`;
+    /// for a generic model, the concrete instance without module paths,
+    /// e.g. `MovingAverage<f64>`.
     pub type_name: &'static str,
     /// Inputs and repliers, in declaration order.
     pub inputs: &'static [PortMetadata],
@@ -191,7 +193,9 @@ pub struct PortMetadata {
     pub name: &'static str,
     /// What kind of port it is.
     pub kind: PortKind,
-    /// The payload (input, output) or request (replier, requestor) type.
+    /// The payload (input, output) or request (replier, requestor) type,
+    /// as written (`Vec<u8>`); one that names a type parameter of a generic
+    /// model is named for the concrete instance (`f64`, not `T`).
     pub payload: &'static str,
     /// The reply type, for repliers and requestors.
     pub reply: Option<&'static str>,

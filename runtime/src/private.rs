@@ -14,6 +14,10 @@ pub use core::marker::PhantomData;
 pub use core::option::Option::{None, Some};
 pub use std::vec::Vec;
 
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 /// The half of a model that `#[model]` on the struct generates: what the
 /// struct's fields say about its sending ports.
 ///
@@ -26,7 +30,7 @@ pub use std::vec::Vec;
 )]
 pub trait ModelFields {
     /// Outputs and requestors, in declaration order.
-    const OUTPUTS: &'static [PortMetadata];
+    fn outputs() -> &'static [PortMetadata];
 
     /// Appends the required outputs and requestors that are not connected.
     fn unconnected_required_ports(&self, missing: &mut Vec<&'static PortMetadata>);
@@ -37,12 +41,77 @@ pub trait ModelFields {
 /// is reported at the struct.
 pub const fn require_model<M: Model>() {}
 
+/// Checks, at compile time, that a generic model is `Send + 'static`, as
+/// every model must be: where a type parameter missing these bounds is
+/// reported, once, at the user's impl block.
+pub const fn model_must_be_send_and_static<M: Send + 'static>() {}
+
 /// Checks, at compile time, that an input's payload or a replier's request
 /// can travel in a message.
 pub const fn payload_must_be_send_and_static<T: Send + 'static>() {}
 
 /// Checks, at compile time, that a replier's reply can travel back.
 pub const fn reply_must_be_send_and_static<T: Send + 'static>() {}
+
+/// The name of type `T` as a person writes it, without module paths:
+/// `MovingAverage<f64>` for `my_bench::filters::MovingAverage<f64>`.
+///
+/// Generic models report their metadata with it, since only the concrete
+/// instance knows its parameters. The name is built once per type and kept
+/// for the rest of the program (a few bytes per model or payload type).
+pub fn short_type_name<T: ?Sized + 'static>() -> &'static str {
+    /// Names built so far, by type.
+    static NAMES: OnceLock<Mutex<HashMap<TypeId, &'static str>>> = OnceLock::new();
+    let names = NAMES.get_or_init(Default::default);
+    let mut names = names
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    names
+        .entry(TypeId::of::<T>())
+        .or_insert_with(|| Box::leak(trim_paths(std::any::type_name::<T>()).into_boxed_str()))
+}
+
+/// The port list `make` builds for model `M` (`which` tells the inputs from
+/// the outputs), built once per model type and kept, like
+/// [`short_type_name`]: how a generic model's metadata names its payloads
+/// with their parameters.
+pub fn port_list<M: 'static>(
+    which: &'static str,
+    make: impl FnOnce() -> Vec<PortMetadata>,
+) -> &'static [PortMetadata] {
+    /// Lists built so far, by model type and list.
+    type Lists = HashMap<(TypeId, &'static str), &'static [PortMetadata]>;
+    static LISTS: OnceLock<Mutex<Lists>> = OnceLock::new();
+    let lists = LISTS.get_or_init(Default::default);
+    let mut lists = lists
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    lists
+        .entry((TypeId::of::<M>(), which))
+        .or_insert_with(|| Box::leak(make().into_boxed_slice()))
+}
+
+/// `name` without the module path of each type in it:
+/// `alloc::vec::Vec<my::Item>` → `Vec<Item>`.
+fn trim_paths(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        out.push(c);
+        if !out.ends_with("::") {
+            continue;
+        }
+        // Drop the `::` and the path segment before it, if it is a name
+        // (not the `>` of `<T as Trait>::Assoc`).
+        let stem = out.len() - 2;
+        let start = out[..stem]
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        if start < stem {
+            out.truncate(start);
+        }
+    }
+    out
+}
 
 #[cfg(test)]
 mod tests {
@@ -62,6 +131,19 @@ mod tests {
         async fn echo(&mut self, x: u8) {
             self.out.send(x).await;
         }
+    }
+
+    #[test]
+    fn short_type_names_have_no_module_paths() {
+        use super::{short_type_name, trim_paths};
+        assert_eq!(short_type_name::<Vec<String>>(), "Vec<String>");
+        assert_eq!(short_type_name::<Echo>(), "Echo");
+        assert_eq!(
+            short_type_name::<Option<(u8, std::time::Duration)>>(),
+            "Option<(u8, Duration)>"
+        );
+        assert_eq!(trim_paths("<a::T as b::Tr>::Assoc"), "<T as Tr>::Assoc");
+        assert_eq!(trim_paths("[a::B; 3]"), "[B; 3]");
     }
 
     #[test]

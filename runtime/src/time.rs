@@ -50,12 +50,47 @@ impl SimTime {
         }
     }
 
-    /// Time `secs` seconds after the epoch, or `None` if `secs` is negative,
-    /// not finite or too large.
-    pub fn from_secs_f64(secs: f64) -> Option<Self> {
+    /// Time `millis` milliseconds after the epoch (saturating at
+    /// [`SimTime::MAX`]).
+    pub const fn from_millis(millis: u64) -> Self {
+        SimTime {
+            nanos: millis.saturating_mul(1_000_000),
+        }
+    }
+
+    /// Time `micros` microseconds after the epoch (saturating at
+    /// [`SimTime::MAX`]).
+    pub const fn from_micros(micros: u64) -> Self {
+        SimTime {
+            nanos: micros.saturating_mul(1_000),
+        }
+    }
+
+    /// Time `secs` seconds after the epoch, rounded down to the nanosecond.
+    ///
+    /// Fails, saying why, if `secs` is negative, NaN, infinite, or later than
+    /// [`SimTime::MAX`] (about 584 years).
+    ///
+    /// ```
+    /// use causim::time::{SimTime, SimTimeError};
+    ///
+    /// assert_eq!(SimTime::from_secs_f64(1.5), Ok(SimTime::from_millis(1500)));
+    /// assert_eq!(SimTime::from_secs_f64(-1.0), Err(SimTimeError::Negative(-1.0)));
+    /// ```
+    pub fn from_secs_f64(secs: f64) -> Result<Self, SimTimeError> {
+        if secs.is_nan() {
+            return Err(SimTimeError::NaN);
+        }
+        if secs.is_infinite() {
+            return Err(SimTimeError::Infinite(secs));
+        }
+        if secs < 0.0 {
+            return Err(SimTimeError::Negative(secs));
+        }
         Duration::try_from_secs_f64(secs)
             .ok()
             .and_then(|d| SimTime::ZERO.checked_add(d))
+            .ok_or(SimTimeError::TooLarge(secs))
     }
 
     /// Nanoseconds since the epoch.
@@ -149,6 +184,41 @@ impl fmt::Display for SimTime {
     }
 }
 
+/// Why a number of seconds is not a [`SimTime`]: returned by
+/// [`SimTime::from_secs_f64`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SimTimeError {
+    /// The number was negative: simulated time starts at the epoch.
+    Negative(f64),
+    /// The number was NaN.
+    NaN,
+    /// The number was infinite.
+    Infinite(f64),
+    /// The number was later than [`SimTime::MAX`], about 584 years.
+    TooLarge(f64),
+}
+
+impl fmt::Display for SimTimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimTimeError::Negative(secs) => write!(
+                f,
+                "{secs} s is not a simulation time: it is negative, and time starts at the epoch"
+            ),
+            SimTimeError::NaN => f.write_str("NaN is not a simulation time"),
+            SimTimeError::Infinite(secs) => {
+                write!(f, "{secs} s is not a simulation time: it is infinite")
+            }
+            SimTimeError::TooLarge(secs) => write!(
+                f,
+                "{secs} s is not a simulation time: it is later than SimTime::MAX (about 584 years)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimTimeError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,12 +243,40 @@ mod tests {
     }
 
     #[test]
-    fn from_secs_f64_rejects_negative_and_nan() {
-        assert_eq!(SimTime::from_secs_f64(-1.0), None);
-        assert_eq!(SimTime::from_secs_f64(f64::NAN), None);
+    fn from_secs_f64_says_why_it_fails() {
+        assert_eq!(
+            SimTime::from_secs_f64(-1.0),
+            Err(SimTimeError::Negative(-1.0))
+        );
+        assert_eq!(SimTime::from_secs_f64(f64::NAN), Err(SimTimeError::NaN));
+        assert_eq!(
+            SimTime::from_secs_f64(f64::NEG_INFINITY),
+            Err(SimTimeError::Infinite(f64::NEG_INFINITY))
+        );
+        assert_eq!(
+            SimTime::from_secs_f64(1e12),
+            Err(SimTimeError::TooLarge(1e12))
+        );
         assert_eq!(
             SimTime::from_secs_f64(1.5),
-            Some(SimTime::from_nanos(1_500_000_000))
+            Ok(SimTime::from_nanos(1_500_000_000))
         );
+        assert_eq!(SimTime::from_secs_f64(-0.0), Ok(SimTime::ZERO));
+        assert!(SimTimeError::Negative(-1.0)
+            .to_string()
+            .contains("negative"));
+        assert!(SimTimeError::TooLarge(1e12)
+            .to_string()
+            .contains("584 years"));
+    }
+
+    #[test]
+    fn from_millis_and_micros() {
+        const MS: SimTime = SimTime::from_millis(1500);
+        const US: SimTime = SimTime::from_micros(1500);
+        assert_eq!(MS, SimTime::from_nanos(1_500_000_000));
+        assert_eq!(US, SimTime::from_nanos(1_500_000));
+        assert_eq!(SimTime::from_millis(u64::MAX), SimTime::MAX);
+        assert_eq!(SimTime::from_micros(u64::MAX), SimTime::MAX);
     }
 }

@@ -8,7 +8,6 @@
 use causim::model::{ModelMetadata, PortKind, PortMetadata};
 use causim::ports::ReplySender;
 use causim::prelude::*;
-use std::future::Future;
 
 /// The macro version.
 mod generated {
@@ -172,33 +171,24 @@ mod hand {
         }
     }
 
-    // The same shape as the generated impl, written out.
-    #[allow(clippy::manual_async_fn)]
+    // The same shape as the generated impl, written out (with `async fn`,
+    // which the trait's `impl Future + Send` signature accepts).
     impl Model for Counter {
         type Message = CounterMessage;
 
-        fn dispatch<'a>(
-            &'a mut self,
-            message: CounterMessage,
-            cx: &'a mut Context<Self>,
-        ) -> impl Future<Output = ()> + Send + 'a {
-            async move {
-                match message {
-                    CounterMessage::Add(n) => self.add(n).await,
-                    CounterMessage::Reset(()) => self.reset(),
-                    CounterMessage::Tick(()) => self.tick(cx).await,
-                    CounterMessage::ScaleLater(k) => self.scale_later(k, cx),
-                    CounterMessage::Read(arg, reply) => reply.send(self.read(arg)),
-                    CounterMessage::Stamped(arg, reply) => reply.send(self.stamped(arg, cx).await),
-                }
+        async fn dispatch(&mut self, message: CounterMessage, cx: &mut Context<Self>) {
+            match message {
+                CounterMessage::Add(n) => self.add(n).await,
+                CounterMessage::Reset(()) => self.reset(),
+                CounterMessage::Tick(()) => self.tick(cx).await,
+                CounterMessage::ScaleLater(k) => self.scale_later(k, cx),
+                CounterMessage::Read(arg, reply) => reply.send(self.read(arg)),
+                CounterMessage::Stamped(arg, reply) => reply.send(self.stamped(arg, cx).await),
             }
         }
 
-        fn init<'a>(
-            &'a mut self,
-            cx: &'a mut Context<Self>,
-        ) -> impl Future<Output = ()> + Send + 'a {
-            async move { self.start(cx).await }
+        async fn init(&mut self, cx: &mut Context<Self>) {
+            self.start(cx).await
         }
 
         fn metadata() -> ModelMetadata {

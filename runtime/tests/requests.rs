@@ -284,25 +284,18 @@ impl Moody {
 impl Model for Moody {
     type Message = MoodyMessage;
 
-    #[allow(clippy::manual_async_fn)]
-    fn dispatch<'a>(
-        &'a mut self,
-        message: MoodyMessage,
-        _cx: &'a mut Context<Self>,
-    ) -> impl std::future::Future<Output = ()> + Send + 'a {
-        async move {
-            match message {
-                MoodyMessage::Ask(x, reply) if x % 2 == 0 => reply.send(x),
-                MoodyMessage::Ask(_, reply) => drop(reply),
-                MoodyMessage::Deferred(x, reply) => {
-                    self.stash = Some((x, reply));
-                    // Ask the bench loop (a forwarder) to call us back.
-                    self.out.send(0).await;
-                }
-                MoodyMessage::Release(()) => {
-                    if let Some((x, reply)) = self.stash.take() {
-                        reply.send(x * 100);
-                    }
+    async fn dispatch(&mut self, message: MoodyMessage, _cx: &mut Context<Self>) {
+        match message {
+            MoodyMessage::Ask(x, reply) if x % 2 == 0 => reply.send(x),
+            MoodyMessage::Ask(_, reply) => drop(reply),
+            MoodyMessage::Deferred(x, reply) => {
+                self.stash = Some((x, reply));
+                // Ask the bench loop (a forwarder) to call us back.
+                self.out.send(0).await;
+            }
+            MoodyMessage::Release(()) => {
+                if let Some((x, reply)) = self.stash.take() {
+                    reply.send(x * 100);
                 }
             }
         }

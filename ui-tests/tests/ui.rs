@@ -12,6 +12,7 @@ fn ui() {
     for category in [
         "attributes",
         "connect",
+        "generics",
         "naming",
         "payload",
         "placement",

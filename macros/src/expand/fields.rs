@@ -7,8 +7,8 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::option;
-use crate::names::{port_name, type_name};
+use super::{option, port_list, type_name_expr, type_params};
+use crate::names::port_name;
 use crate::valid::{ModelStruct, SendPort};
 
 /// `impl ModelFields for Thermostat { … }` and the check that the impl
@@ -16,8 +16,15 @@ use crate::valid::{ModelStruct, SendPort};
 pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
     let krate = &model.settings.krate;
     let ident = &model.item.ident;
-    let (impl_generics, ty_generics, where_clause) = model.item.generics.split_for_impl();
-    let metadata = model.ports.iter().map(port_metadata);
+    let generics = static_bound(model);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let params = type_params(&model.item.generics);
+    let metadata = model
+        .ports
+        .iter()
+        .map(|port| port_metadata(port, &params))
+        .collect();
+    let outputs = port_list(!params.is_empty(), "outputs", metadata);
     let checks = required_checks(model);
     let require_model = require_model(model);
 
@@ -27,7 +34,9 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
 
             #[automatically_derived]
             impl #impl_generics causim::ModelFields for #ident #ty_generics #where_clause {
-                const OUTPUTS: &'static [causim::PortMetadata] = &[#(#metadata),*];
+                fn outputs() -> &'static [causim::PortMetadata] {
+                    #outputs
+                }
 
                 fn unconnected_required_ports(
                     &self,
@@ -42,13 +51,35 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
     }
 }
 
+/// The struct's generics; for a generic model, bounded by `Self: 'static`
+/// and each port type naming a parameter `'static`, which the run-time
+/// names of these types need (and every model and payload is anyway).
+fn static_bound(model: &ModelStruct<'_>) -> syn::Generics {
+    let mut generics = model.item.generics.clone();
+    let params = type_params(&generics);
+    if params.is_empty() {
+        return generics;
+    }
+    let types = model
+        .ports
+        .iter()
+        .flat_map(|port| std::iter::once(port.payload).chain(port.reply))
+        .filter(|ty| super::names_any(ty, &params));
+    let clause = generics.make_where_clause();
+    clause.predicates.push(syn::parse_quote!(Self: 'static));
+    for ty in types {
+        clause.predicates.push(syn::parse_quote!(#ty: 'static));
+    }
+    generics
+}
+
 /// `causim::PortMetadata { name: "heater", kind: …, … }` for one output or
-/// requestor.
-fn port_metadata(port: &SendPort<'_>) -> TokenStream {
+/// requestor of a model with type parameters `params`.
+fn port_metadata(port: &SendPort<'_>, params: &[String]) -> TokenStream {
     let name = port_name(port.ident);
     let kind = port.kind.variant();
-    let payload = type_name(port.payload);
-    let reply = option(port.reply.map(type_name));
+    let payload = type_name_expr(port.payload, params);
+    let reply = option(port.reply.map(|ty| type_name_expr(ty, params)));
     let required = port.required;
     quote! {
         causim::PortMetadata {
@@ -62,7 +93,7 @@ fn port_metadata(port: &SendPort<'_>) -> TokenStream {
 }
 
 /// The body of `unconnected_required_ports`: one `is_connected()` test per
-/// `#[required]` field, pushing that port's metadata (`OUTPUTS[i]`).
+/// `#[required]` field, pushing that port's metadata (`outputs()[i]`).
 fn required_checks(model: &ModelStruct<'_>) -> TokenStream {
     let checks: Vec<TokenStream> = model
         .ports
@@ -74,7 +105,7 @@ fn required_checks(model: &ModelStruct<'_>) -> TokenStream {
             let i = proc_macro2::Literal::usize_unsuffixed(i);
             quote! {
                 if !self.#field.is_connected() {
-                    missing.push(&Self::OUTPUTS[#i]);
+                    missing.push(&<Self as causim::ModelFields>::outputs()[#i]);
                 }
             }
         })

@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericParam, Generics, Ident, Type};
 
-use super::option;
+use super::{names_any, option, port_list, type_name_expr, type_params};
 use crate::ast::is_unit;
 use crate::names::{port_name, type_name};
 use crate::valid::{Hook, ModelImpl, PortKind, RecvPort};
@@ -125,7 +125,7 @@ fn ports_struct(model: &ModelImpl<'_>) -> TokenStream {
     let name = &model.name;
     let ports_struct = &model.ports_struct;
     let self_ty = &model.item.self_ty;
-    let generics = &model.item.generics;
+    let generics = is_model_bound(model);
     let where_clause = &generics.where_clause;
     let ports_fn = ports_fn(model);
     let fields = model
@@ -134,7 +134,7 @@ fn ports_struct(model: &ModelImpl<'_>) -> TokenStream {
         .map(|port| port_field(krate, self_ty, port));
     // A generic model with no port would leave the struct's parameters
     // unused.
-    let marker = (model.ports.is_empty() && has_type_or_const_params(generics)).then(|| {
+    let marker = (model.ports.is_empty() && has_type_or_const_params(&generics)).then(|| {
         quote! {
             #[doc(hidden)]
             pub __model: #krate::__private::PhantomData<fn() -> #self_ty>,
@@ -187,7 +187,7 @@ fn ports_fn(model: &ModelImpl<'_>) -> TokenStream {
     let message = &model.message;
     let ports_struct = &model.ports_struct;
     let self_ty = &model.item.self_ty;
-    let generics = &model.item.generics;
+    let generics = is_model_bound(model);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let values = model.ports.iter().map(|port| {
         let ident = port.ident;
@@ -199,7 +199,7 @@ fn ports_fn(model: &ModelImpl<'_>) -> TokenStream {
         };
         quote!(#ident: #constructor(#port_name, #message::#variant))
     });
-    let marker_value = (model.ports.is_empty() && has_type_or_const_params(generics))
+    let marker_value = (model.ports.is_empty() && has_type_or_const_params(&generics))
         .then(|| quote!(__model: #krate::__private::PhantomData,));
     let fn_doc = " The typed descriptors of this model's inputs and repliers, to connect outputs, requestors and sources to, and to schedule events on.";
     quote! {
@@ -215,6 +215,63 @@ fn ports_fn(model: &ModelImpl<'_>) -> TokenStream {
     }
 }
 
+/// The impl block's generics, bounded by `Self: Model` for a generic
+/// model: the port descriptors need it, and stating it keeps a missing
+/// bound on a parameter from being reported once per generated item (it
+/// is reported once, by [`payload_checks`]).
+fn is_model_bound(model: &ModelImpl<'_>) -> Generics {
+    let self_ty = &model.item.self_ty;
+    let krate = &model.settings.krate;
+    let message = &model.message;
+    let (_, ty_generics, _) = model.item.generics.split_for_impl();
+    // With the message type stated, `Self::Message` still normalises to
+    // the generated enum under this bound.
+    let bound = quote!(#self_ty: #krate::Model<Message = #message #ty_generics>);
+    with_predicates(model, std::iter::once(bound))
+}
+
+/// The impl block's generics, bounded for `impl Model` of a generic model:
+/// the model, its payloads and its replies are `Send + 'static`, so that a
+/// parameter missing these bounds is reported once, by [`payload_checks`],
+/// and not in every generated item.
+fn send_static_bound(model: &ModelImpl<'_>) -> Generics {
+    let self_ty = &model.item.self_ty;
+    let types = std::iter::once(quote!(#self_ty)).chain(message_types(model));
+    with_predicates(
+        model,
+        types.map(|ty| quote!(#ty: ::core::marker::Send + 'static)),
+    )
+}
+
+/// The payload, request and reply types of the model's ports that name a
+/// type parameter (the others need no bound).
+fn message_types<'m>(model: &'m ModelImpl<'_>) -> impl Iterator<Item = TokenStream> + 'm {
+    let params = type_params(&model.item.generics);
+    model
+        .ports
+        .iter()
+        .flat_map(|port| port.payload.iter().chain(&port.reply))
+        .filter(move |ty| names_any(ty, &params))
+        .map(|ty| quote!(#ty))
+}
+
+/// The impl block's generics, plus `predicates` in the where clause if the
+/// model has type or const parameters (none are needed otherwise).
+fn with_predicates(
+    model: &ModelImpl<'_>,
+    predicates: impl Iterator<Item = TokenStream>,
+) -> Generics {
+    let mut generics = model.item.generics.clone();
+    if !has_type_or_const_params(&generics) {
+        return generics;
+    }
+    let clause = generics.make_where_clause();
+    for predicate in predicates {
+        clause.predicates.push(syn::parse_quote!(#predicate));
+    }
+    generics
+}
+
 /// Whether `generics` has a type or const parameter (lifetimes aside).
 fn has_type_or_const_params(generics: &Generics) -> bool {
     generics
@@ -228,7 +285,8 @@ fn has_type_or_const_params(generics: &Generics) -> bool {
 fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
     let self_ty = &model.item.self_ty;
     let message = &model.message;
-    let (impl_generics, ty_generics, where_clause) = model.item.generics.split_for_impl();
+    let generics = send_static_bound(model);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let dispatch = dispatch_fn(model);
     let init = model.init.as_ref().map(init_fn);
     let metadata = metadata_fns(model);
@@ -330,11 +388,23 @@ fn init_fn(hook: &Hook<'_>) -> TokenStream {
 /// delegating to the struct half.
 fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
     let self_ty = &model.item.self_ty;
-    let model_name = model.name.to_string();
-    let inputs = model.ports.iter().map(port_metadata);
+    let generic = has_type_or_const_params(&model.item.generics);
+    let model_name = if generic {
+        quote!(causim::short_type_name::<Self>())
+    } else {
+        let name = model.name.to_string();
+        quote!(#name)
+    };
+    let params = type_params(&model.item.generics);
+    let inputs = model
+        .ports
+        .iter()
+        .map(|port| port_metadata(port, &params))
+        .collect();
+    let inputs = port_list(generic, "inputs", inputs);
     // Spanned at the model's type, so that a missing `#[model]` on the
     // struct is reported at `impl Name`.
-    let outputs = quote_spanned!(self_ty.span()=> <Self as causim::ModelFields>::OUTPUTS);
+    let outputs = quote_spanned!(self_ty.span()=> <Self as causim::ModelFields>::outputs());
     let unconnected = quote_spanned! {self_ty.span()=>
         <Self as causim::ModelFields>::unconnected_required_ports(self, missing)
     };
@@ -342,7 +412,7 @@ fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
         fn metadata() -> causim::ModelMetadata {
             causim::ModelMetadata {
                 type_name: #model_name,
-                inputs: &[#(#inputs),*],
+                inputs: #inputs,
                 outputs: #outputs,
             }
         }
@@ -357,12 +427,15 @@ fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
 }
 
 /// `causim::PortMetadata { name: "set_point", kind: …, … }` for one input
-/// or replier.
-fn port_metadata(port: &RecvPort<'_>) -> TokenStream {
+/// or replier of a model with type parameters `params`.
+fn port_metadata(port: &RecvPort<'_>, params: &[String]) -> TokenStream {
     let name = port_name(port.ident);
     let kind = port.kind.variant();
-    let payload = type_name_of(port);
-    let reply = option(port.reply.as_ref().map(type_name));
+    let payload = match &port.payload {
+        Some(ty) => type_name_expr(ty, params),
+        None => quote!("()"),
+    };
+    let reply = option(port.reply.as_ref().map(|ty| type_name_expr(ty, params)));
     quote! {
         causim::PortMetadata {
             name: #name,
@@ -374,20 +447,14 @@ fn port_metadata(port: &RecvPort<'_>) -> TokenStream {
     }
 }
 
-/// The payload type's name, `()` when the port has none.
-fn type_name_of(port: &RecvPort<'_>) -> String {
-    match &port.payload {
-        Some(ty) => type_name(ty),
-        None => "()".to_owned(),
-    }
-}
-
 /// `Debug` for the message enum (variant names only: payloads need not be
 /// `Debug`) and for the ports struct.
 fn debug_impls(model: &ModelImpl<'_>) -> TokenStream {
     let message = &model.message;
     let ports_struct = &model.ports_struct;
     let (impl_generics, ty_generics, where_clause) = model.item.generics.split_for_impl();
+    let bounded = is_model_bound(model);
+    let (ports_impl_generics, _, ports_where_clause) = bounded.split_for_impl();
     let message_name = message.to_string();
     let arms = model.ports.iter().map(|port| {
         let variant = &port.variant;
@@ -413,7 +480,7 @@ fn debug_impls(model: &ModelImpl<'_>) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl #impl_generics causim::fmt::Debug for #ports_struct #ty_generics #where_clause {
+        impl #ports_impl_generics causim::fmt::Debug for #ports_struct #ty_generics #ports_where_clause {
             fn fmt(&self, f: &mut causim::fmt::Formatter<'_>) -> causim::fmt::Result {
                 f.debug_struct(#ports_name)#(#fields)*.finish()
             }
@@ -422,34 +489,39 @@ fn debug_impls(model: &ModelImpl<'_>) -> TokenStream {
 }
 
 /// Compile-time checks that payloads, requests and replies are
-/// `Send + 'static`, spanned at the user's types.
+/// `Send + 'static`, spanned at the user's types; for a generic model, also
+/// the model itself, spanned at `impl<…> Name<…>`. These are where a
+/// missing bound on a type parameter is reported: the generated items are
+/// bounded instead (see [`send_static_bound`]), so that it is reported once.
 fn payload_checks(model: &ModelImpl<'_>) -> TokenStream {
-    let checks: Vec<TokenStream> = model
-        .ports
-        .iter()
-        .flat_map(|port| {
-            let payload = port.payload.as_ref().filter(|ty| !is_unit(ty)).map(
-                |ty| quote_spanned!(ty.span()=> causim::payload_must_be_send_and_static::<#ty>),
-            );
-            let reply = port
-                .reply
-                .as_ref()
-                .map(|ty| quote_spanned!(ty.span()=> causim::reply_must_be_send_and_static::<#ty>));
-            payload.into_iter().chain(reply)
-        })
-        .collect();
-    if checks.is_empty() {
-        return TokenStream::new();
-    }
+    let checks: Vec<TokenStream> = model.ports.iter().flat_map(port_checks).collect();
     let generics = &model.item.generics;
-    if generics.params.is_empty() {
+    if !has_type_or_const_params(generics) {
         return quote!(#(const _: fn() = #checks;)*);
     }
+    let self_ty = &model.item.self_ty;
+    let model_check =
+        quote_spanned!(self_ty.span()=> causim::model_must_be_send_and_static::<#self_ty>);
     let where_clause = &generics.where_clause;
     quote! {
         #[allow(dead_code)]
-        fn check_payloads #generics () #where_clause {
+        fn check_bounds #generics () #where_clause {
+            #model_check();
             #(#checks();)*
         }
     }
+}
+
+/// The checks of one port's payload (unless `()`) and reply.
+fn port_checks(port: &RecvPort<'_>) -> impl Iterator<Item = TokenStream> {
+    let payload = port
+        .payload
+        .as_ref()
+        .filter(|ty| !is_unit(ty))
+        .map(|ty| quote_spanned!(ty.span()=> causim::payload_must_be_send_and_static::<#ty>));
+    let reply = port
+        .reply
+        .as_ref()
+        .map(|ty| quote_spanned!(ty.span()=> causim::reply_must_be_send_and_static::<#ty>));
+    payload.into_iter().chain(reply)
 }

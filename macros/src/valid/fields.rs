@@ -1,7 +1,7 @@
 //! The struct half: which fields are sending ports, and their `#[required]`
 //! marks.
 
-use super::rules::{check_args, check_generics, check_marker_attr};
+use super::rules::{check_args, check_generics, check_marker_attr, check_typos};
 use super::{Ctxt, ModelStruct, PortKind, SendPort};
 use crate::ast::{self, FieldKind};
 
@@ -27,16 +27,14 @@ pub fn check_struct<'a>(
 
 /// The field as a sending port, or `None` for state or a broken port.
 fn check_field<'a>(cx: &mut Ctxt, field: &ast::Field<'a>) -> Option<SendPort<'a>> {
+    check_typos(cx, &field.typos);
     check_required_attrs(cx, &field.required);
     let (kind, payload, reply) = match field.kind {
         FieldKind::Output { payload } => (PortKind::Output, payload, None),
         FieldKind::Requestor { request, reply } => (PortKind::Requestor, request, Some(reply)),
         FieldKind::State => {
             if let Some(attr) = field.required.first() {
-                cx.error(
-                    attr,
-                    "`#[required]` applies only to `Output` and `Requestor` fields",
-                );
+                required_on_state(cx, attr, &field.field.ty);
             }
             return None;
         }
@@ -65,4 +63,38 @@ fn check_required_attrs(cx: &mut Ctxt, attrs: &[&syn::Attribute]) {
             cx.error(attr, "duplicate `#[required]` attribute");
         }
     }
+}
+
+/// Reports `#[required]` on a field that is not written as a port; if its
+/// type is a bare name, which may be an alias of one, says why that is not
+/// seen through.
+fn required_on_state(cx: &mut Ctxt, attr: &syn::Attribute, ty: &syn::Type) {
+    let Some(name) = maybe_alias(ty) else {
+        cx.error(
+            attr,
+            "`#[required]` applies only to `Output` and `Requestor` fields",
+        );
+        return;
+    };
+    cx.error(
+        attr,
+        format_args!(
+            "`#[required]` applies only to fields written `Output<T>` or `Requestor<T, R>`, and this one is written `{name}`; if `{name}` is an alias of one, write the port type out here: `#[model]` reads the source, and cannot see what an alias stands for"
+        ),
+    );
+}
+
+/// The name of `ty` if it could be an alias of a port type: a path without
+/// generic arguments that is not a primitive type.
+fn maybe_alias(ty: &syn::Type) -> Option<String> {
+    const PRIMITIVES: &[&str] = &[
+        "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+        "i64", "i128", "isize", "f32", "f64", "String",
+    ];
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    let bare = last.arguments.is_none() && !PRIMITIVES.contains(&&*last.ident.to_string());
+    bare.then(|| crate::names::type_name(path))
 }

@@ -5,8 +5,8 @@ use syn::{Ident, Type};
 
 use super::rules::{
     check_args, check_generics, check_inherent, check_misplaced, check_not_named_ports,
-    check_one_init, check_payload, check_reply, check_roles, check_signature, generated_names,
-    model_name, VariantNames,
+    check_one_init, check_payload, check_reply, check_roles, check_signature, check_typos,
+    generated_names, model_name, VariantNames,
 };
 use super::{Ctxt, Hook, ModelImpl, PortKind, RecvPort};
 use crate::ast::{self, Role};
@@ -54,6 +54,7 @@ struct Checked {
 /// The port role of `method` and its message types, or `None` for a plain
 /// method or one that breaks a rule (all of its errors are recorded).
 fn check_method(cx: &mut Ctxt, method: &ast::Method<'_>, self_ty: &Type) -> Option<Checked> {
+    check_typos(cx, &method.typos);
     let role = check_roles(cx, method)?;
     let signature_ok = check_signature(cx, method, role);
     let payload = check_payload(cx, method, role, self_ty);

@@ -12,7 +12,7 @@ mod payload;
 mod roles;
 mod signature;
 
-pub use arguments::{check_args, check_marker_attr};
+pub use arguments::{check_args, check_marker_attr, check_typos};
 pub use item::{check_generics, check_inherent, check_misplaced, model_name};
 pub use naming::{check_not_named_ports, generated_names, VariantNames};
 pub use payload::{check_payload, check_reply};

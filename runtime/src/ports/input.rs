@@ -115,7 +115,7 @@ impl<M: Model, T, R> fmt::Debug for ReplierPort<M, T, R> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an input port that accepts `{T}`",
     label = "expected an input port for `{T}`",
-    note = "the sender here sends `{T}`: connect it to an `InputPort<_, {T}>`, e.g. `MyModel::ports().my_input`",
+    note = "events here are `{T}`: pass an `InputPort<_, {T}>`, e.g. `MyModel::ports().my_input` for a method marked `#[input]`",
     note = "to adapt the payload, use `map_connect` or `filter_map_connect`"
 )]
 pub trait InputFor<T> {
@@ -136,9 +136,9 @@ impl<M: Model, T> InputFor<T> for InputPort<M, T> {
 
 /// A replier port that takes requests of type `T` and replies with `R`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a replier port for requests `{T}` with replies `{R}`",
+    message = "`{Self}` is not a replier port taking `{T}` and returning `{R}`",
     label = "expected a replier port taking `{T}` and returning `{R}`",
-    note = "the requestor here sends `{T}` and expects `{R}`: connect it to a `ReplierPort<_, {T}, {R}>`, e.g. `MyModel::ports().my_replier`",
+    note = "requests here are `{T}` and replies `{R}`: pass a `ReplierPort<_, {T}, {R}>`, e.g. `MyModel::ports().my_replier` for a method marked `#[replier]`",
     note = "to adapt the request or the reply, use `map_connect`"
 )]
 pub trait ReplierFor<T, R> {
@@ -154,6 +154,64 @@ impl<M: Model, T, R> ReplierFor<T, R> for ReplierPort<M, T, R> {
 
     fn into_replier_port(self) -> ReplierPort<M, T, R> {
         self
+    }
+}
+
+/// Never implemented: the bound that makes an [`InputPort`] passed where a
+/// replier is expected fail with this message, which says what the port is,
+/// rather than with [`ReplierFor`]'s, which can only say what it is not
+/// (and, when the request and reply types are still being inferred, shows
+/// them as `_`).
+///
+/// Not nameable outside the crate, and not implementable (both the trait
+/// and `InputPort` are foreign to a user crate).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is an input port: it takes events, not requests",
+    label = "an input port, where a replier port is expected",
+    note = "a request (from a `Requestor`, a `QuerySource` or `process_query`) goes to a method marked `#[replier]`, which returns the reply: pass its descriptor, e.g. `MyModel::ports().my_replier`",
+    note = "to send an event to this input instead, use an `Output`, an `EventSource` or `process_event`"
+)]
+pub trait NotAReplier {
+    /// Cannot be called: no type implements this trait.
+    fn never<P>(self) -> P;
+}
+
+/// Never implemented: makes a [`ReplierPort`] passed where an input is
+/// expected fail with this message (see [`NotAReplier`]).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a replier port: it answers requests, not events",
+    label = "a replier port, where an input port is expected",
+    note = "an event (from an `Output`, an `EventSource`, a scheduler or `process_event`) goes to a method marked `#[input]`: pass its descriptor, e.g. `MyModel::ports().my_input`",
+    note = "to send a request to this replier instead, use a `Requestor`, a `QuerySource` or `process_query`"
+)]
+pub trait NotAnInput {
+    /// Cannot be called: no type implements this trait.
+    fn never<P>(self) -> P;
+}
+
+/// Only so that the error is [`NotAReplier`]'s: its bound never holds.
+impl<M: Model, T, U, R> ReplierFor<U, R> for InputPort<M, T>
+where
+    InputPort<M, T>: NotAReplier,
+{
+    type Model = M;
+
+    fn into_replier_port(self) -> ReplierPort<M, U, R> {
+        self.never()
+    }
+}
+
+/// Only so that the error is [`NotAnInput`]'s: its bound never holds.
+impl<M: Model, T, R, U> InputFor<U> for ReplierPort<M, T, R>
+where
+    ReplierPort<M, T, R>: NotAnInput,
+{
+    type Model = M;
+
+    fn into_input_port(self) -> InputPort<M, U> {
+        self.never()
     }
 }
 

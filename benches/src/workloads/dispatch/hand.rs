@@ -2,7 +2,6 @@
 //! port descriptors and the dispatch `match` written out, as the `model`
 //! module docs of causim show.
 
-use std::future::Future;
 use std::time::Duration;
 
 use causim::model::{ModelMetadata, PortKind, PortMetadata};
@@ -76,19 +75,12 @@ impl Relay {
 impl Model for Relay {
     type Message = RelayMessage;
 
-    #[allow(clippy::manual_async_fn)]
-    fn dispatch<'a>(
-        &'a mut self,
-        message: RelayMessage,
-        _cx: &'a mut Context<Self>,
-    ) -> impl Future<Output = ()> + Send + 'a {
-        async move {
-            match message {
-                RelayMessage::Token(left) => self.token(left).await,
-                RelayMessage::SetGain(gain) => self.set_gain(gain),
-                RelayMessage::Reset(()) => self.reset(),
-                RelayMessage::Hops((), reply) => reply.send(self.hops()),
-            }
+    async fn dispatch(&mut self, message: RelayMessage, _cx: &mut Context<Self>) {
+        match message {
+            RelayMessage::Token(left) => self.token(left).await,
+            RelayMessage::SetGain(gain) => self.set_gain(gain),
+            RelayMessage::Reset(()) => self.reset(),
+            RelayMessage::Hops((), reply) => reply.send(self.hops()),
         }
     }
 

@@ -1,10 +1,11 @@
-//! Rules on attribute arguments: those of `#[model(...)]`, and none at all
-//! for the markers `#[input]`, `#[replier]`, `#[init]` and `#[required]`.
+//! Rules on attribute arguments: those of `#[model(...)]`, none at all for
+//! the markers `#[input]`, `#[replier]`, `#[init]` and `#[required]`, and
+//! the markers' spelling.
 
 use quote::{quote, ToTokens};
 use syn::{Attribute, Meta, MetaList};
 
-use crate::ast::{ModelArg, ModelArgValue, ModelArgs};
+use crate::ast::{ModelArg, ModelArgValue, ModelArgs, Typo};
 use crate::valid::{Ctxt, Settings};
 
 /// Checks the arguments of `#[model(...)]`; `on_impl` tells which half.
@@ -81,5 +82,21 @@ fn check_marker_list(cx: &mut Ctxt, list: &MetaList, name: &str) {
     });
     if !reported {
         cx.error(list, format_args!("`#[{name}]` takes no arguments"));
+    }
+}
+
+/// Reports each misspelled causim attribute, with the attribute meant; the
+/// caller handles it as that attribute, so nothing else is reported.
+pub fn check_typos(cx: &mut Ctxt, typos: &[Typo<'_>]) {
+    for typo in typos {
+        let path = typo.attr.path();
+        let written = path.to_token_stream().to_string();
+        cx.error(
+            path,
+            format_args!(
+                "cannot find attribute `{written}`: did you mean `#[{}]`?",
+                typo.intended
+            ),
+        );
     }
 }

@@ -63,6 +63,18 @@ where
     }
 }
 
+/// A model with a const parameter only, in its payload types.
+#[model]
+pub struct Window<const N: usize> {
+    pub full: Output<[f64; N]>,
+}
+
+#[model]
+impl<const N: usize> Window<N> {
+    #[input]
+    pub fn push(&mut self, _samples: [f64; N]) {}
+}
+
 fn main() -> Result<(), SimulationError> {
     let mut batcher = Batcher::<String, 2> {
         batches: Output::new(),
@@ -87,7 +99,18 @@ fn main() -> Result<(), SimulationError> {
     assert_eq!(simu.process_query(ports.pending, (), &address)?, 1);
     simu.process_event(Tagged::<&str>::ports().bump, (), &tagged)?;
     assert_eq!(simu.process_query(Tagged::<&str>::ports().count, (), &tagged)?, 1);
-    assert_eq!(Batcher::<u8, 3>::metadata().port("push").unwrap().payload, "T");
+    // Metadata names the concrete instance and its payloads, not `T`.
+    let meta = Batcher::<u8, 3>::metadata();
+    assert_eq!(meta.type_name, "Batcher<u8, 3>");
+    assert_eq!(meta.port("push").unwrap().payload, "u8");
+    assert_eq!(meta.port("pending").unwrap().reply, Some("usize"));
+    assert_eq!(meta.port("batches").unwrap().to_string(), "batches: Output<Vec<u8>>");
+    assert_eq!(Batcher::<String, 2>::metadata().type_name, "Batcher<String, 2>");
+    assert_eq!(Tagged::<&str>::metadata().type_name, "Tagged<&str>");
+    let window = Window::<4>::metadata();
+    assert_eq!(window.type_name, "Window<4>");
+    assert_eq!(window.port("push").unwrap().payload, "[f64; 4]");
+    assert_eq!(window.port("full").unwrap().payload, "[f64; 4]");
     assert_eq!(Inert::<u8>::metadata().inputs.len(), 0);
     println!("{:?}", Batcher::<u8, 3>::ports());
     Ok(())
