@@ -19,6 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
+use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
@@ -226,8 +227,7 @@ impl Executor {
         use crate::prefetch::prefetch;
         let (next, later) = self.queue.local.peek_two(running);
         if let Some(Some(task)) = next.and_then(|id| self.tasks.get(id)) {
-            let future: *const (dyn Future<Output = ()> + Send) = &*task.future;
-            prefetch(future);
+            prefetch(future_ptr(&task.future));
             prefetch(Arc::as_ptr(&task.probe));
         }
         if let Some(slot) = later.and_then(|id| self.tasks.get(id)) {
@@ -419,6 +419,25 @@ impl Executor {
     pub(crate) fn task_count(&self) -> usize {
         self.tasks.len() - self.free.len()
     }
+}
+
+/// Where a task's future is, found without making a reference to it.
+///
+/// A reference to the future, even a shared one that is never read, would
+/// assert that nothing else may write to it while it lives: a model's
+/// future holds `&mut` borrows into its own fields across its polls (the
+/// model and its context, see `run_model`), and Miri's Stacked Borrows
+/// rightly flags such a reference as invalidating them. A raw pointer
+/// read out of the `Box` asserts nothing.
+#[inline(always)]
+fn future_ptr(future: &TaskFuture) -> *const (dyn Future<Output = ()> + Send) {
+    // `Pin<Ptr>` is documented to have the layout of `Ptr`.
+    let boxed = ptr::from_ref(future).cast::<Box<dyn Future<Output = ()> + Send>>();
+    // SAFETY: `boxed` points to the `Box` inside `future`, alive and
+    // readable for this call (layout as above); the place `**boxed` only
+    // reads the box's pointer: no reference to the future is made, and
+    // nothing is moved out of the pin.
+    unsafe { ptr::addr_of!(**boxed) }
 }
 
 impl std::fmt::Debug for TaskMeta {
