@@ -20,13 +20,16 @@ use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
 use super::current::{self, Unbound, Waiting};
+// Through `crate::sync`: the shared queue is what a waker on another
+// thread touches, which the loom models check.
 use super::{panic_message, TaskMeta, TaskProbe};
+use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::{Mutex, MutexGuard};
 
 /// A boxed task future.
 pub(crate) type TaskFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -63,7 +66,7 @@ pub(crate) struct RunQueue {
 
 impl RunQueue {
     fn lock(&self) -> MutexGuard<'_, VecDeque<usize>> {
-        self.ids.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.ids)
     }
 
     /// Queues `id` in the shared queue.
@@ -451,6 +454,9 @@ impl std::fmt::Debug for TaskMeta {
 
 #[cfg(all(test, not(causim_loom)))]
 mod tests;
+
+#[cfg(all(test, causim_loom))]
+mod loom_tests;
 
 #[cfg(all(test, not(causim_loom)))]
 mod size_tests {
