@@ -109,3 +109,39 @@ fn loom_st_local_and_remote_wakes_of_one_task_meet() {
         assert!(channel.is_idle());
     });
 }
+
+/// A producer on another thread fills a one-slot mailbox and waits for
+/// room while the executor drains it: the consumer frees the slot without
+/// a fence (`WaitList::wake_all_local`), so the producer, after it
+/// registers, wakes the consumer through the shared queue; neither side
+/// may be left waiting on the other.
+#[test]
+fn loom_st_a_producer_on_another_thread_waiting_on_a_full_mailbox_is_woken() {
+    check(|| {
+        let (mut executor, channel, count) = consumer(1);
+        let producer = {
+            let channel = channel.clone();
+            thread::spawn(move || {
+                for value in 1..=2 {
+                    let mut arg = Some(value);
+                    loom::future::block_on(poll_fn(|cx| {
+                        match channel.try_push_with(arg.take().unwrap(), Some, cx) {
+                            Ok(_) => std::task::Poll::Ready(()),
+                            Err(value) => {
+                                arg = Some(value);
+                                std::task::Poll::Pending
+                            }
+                        }
+                    }));
+                }
+            })
+        };
+        // A lost wake-up spins here until loom gives up on the branches.
+        while count.load(Ordering::Relaxed) < 2 {
+            executor.run(None).expect("no panic");
+            thread::yield_now();
+        }
+        producer.join().unwrap();
+        assert!(channel.is_idle());
+    });
+}
