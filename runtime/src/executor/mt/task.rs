@@ -218,8 +218,9 @@ impl Task {
 
 impl Task {
     /// What every waker of the task does: mark it woken, and queue it if
-    /// it was idle.
-    pub(crate) fn wake_by_ref(task: &Task) {
+    /// it was idle. Takes the `Arc`, whose pointer may reach the reference
+    /// counts (see [`TaskRef::new`]).
+    pub(crate) fn wake_by_ref(task: &Arc<Task>) {
         if task.mark_woken() {
             Shared::schedule_woken(task);
         }
@@ -253,8 +254,21 @@ unsafe impl Sync for TaskRef {}
 
 impl TaskRef {
     /// A reference to `task`, which must be in its executor's list.
-    pub(crate) fn new(task: &Task) -> Self {
-        TaskRef(NonNull::from(task))
+    ///
+    /// From the `Arc`'s own pointer, not from a `&Task`: a pointer made
+    /// from a reference may only reach the task's bytes (Miri's Stacked
+    /// Borrows says so), and the waker lent for a poll
+    /// ([`borrowed`](super::waker::borrowed)) reaches the `Arc`'s counts
+    /// through it when a model clones it.
+    pub(crate) fn new(task: &Arc<Task>) -> Self {
+        let task = Arc::as_ptr(task).cast_mut();
+        // SAFETY: the pointer of a live `Arc` is never null.
+        TaskRef(unsafe { NonNull::new_unchecked(task) })
+    }
+
+    /// The task's pointer, as the `Arc` gave it.
+    pub(crate) fn as_ptr(self) -> *const Task {
+        self.0.as_ptr()
     }
 
     /// The task.
