@@ -266,7 +266,8 @@ impl TaskRef {
         TaskRef(unsafe { NonNull::new_unchecked(task) })
     }
 
-    /// The task's pointer, as the `Arc` gave it.
+    /// The task's pointer, as the `Arc` gave it (also where the task is,
+    /// which the executor's unit tests compare).
     pub(crate) fn as_ptr(self) -> *const Task {
         self.0.as_ptr()
     }
@@ -281,12 +282,6 @@ impl TaskRef {
     pub(crate) unsafe fn get<'a>(self) -> &'a Task {
         // SAFETY: per the contract, the task is alive.
         unsafe { self.0.as_ref() }
-    }
-
-    /// Where the task is (the executor's std unit tests compare these).
-    #[cfg(all(test, not(causim_loom)))]
-    pub(crate) fn as_ptr(self) -> *const Task {
-        self.0.as_ptr().cast_const()
     }
 
     /// A counted reference to the task.
