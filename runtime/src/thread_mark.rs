@@ -20,39 +20,72 @@ use std::thread::LocalKey;
 /// A thread-local slot holding the address of the driven structure, or 0.
 pub(crate) type MarkSlot = LocalKey<Cell<usize>>;
 
+/// A thread-local slot of either kind: `std`'s, or loom's for a structure
+/// whose cross-thread use a loom model checks (loom runs its threads on
+/// one OS thread, so a `std` thread-local would be shared between them).
+pub(crate) trait Slot: 'static {
+    /// Puts `key` in this thread's slot and returns what it held.
+    fn replace(&'static self, key: usize) -> usize;
+    /// What this thread's slot holds.
+    fn get(&'static self) -> usize;
+}
+
+impl Slot for MarkSlot {
+    #[inline]
+    fn replace(&'static self, key: usize) -> usize {
+        self.with(|s| s.replace(key))
+    }
+
+    #[inline]
+    fn get(&'static self) -> usize {
+        self.with(Cell::get)
+    }
+}
+
+#[cfg(causim_loom)]
+impl Slot for loom::thread::LocalKey<Cell<usize>> {
+    fn replace(&'static self, key: usize) -> usize {
+        self.with(|s| s.replace(key))
+    }
+
+    fn get(&'static self) -> usize {
+        self.with(Cell::get)
+    }
+}
+
 /// This thread drives the structure at one address until dropped.
-pub(crate) struct ThreadMark {
+pub(crate) struct ThreadMark<S: Slot = MarkSlot> {
     /// The slot set.
-    slot: &'static MarkSlot,
+    slot: &'static S,
     /// What the slot held before, restored on drop.
     previous: usize,
     /// Not `Send`: the mark must be dropped on the thread that set it.
     thread: PhantomData<*const ()>,
 }
 
-impl ThreadMark {
+impl<S: Slot> ThreadMark<S> {
     /// Marks this thread in `slot` as driving the structure at `key`.
     #[inline]
-    pub(crate) fn set(slot: &'static MarkSlot, key: usize) -> Self {
+    pub(crate) fn set(slot: &'static S, key: usize) -> Self {
         ThreadMark {
             slot,
-            previous: slot.with(|s| s.replace(key)),
+            previous: slot.replace(key),
             thread: PhantomData,
         }
     }
 }
 
-impl Drop for ThreadMark {
+impl<S: Slot> Drop for ThreadMark<S> {
     #[inline]
     fn drop(&mut self) {
-        self.slot.with(|s| s.set(self.previous));
+        self.slot.replace(self.previous);
     }
 }
 
 /// True if this thread drives the structure at `key` according to `slot`.
 #[inline]
-pub(crate) fn is_marked(slot: &'static MarkSlot, key: usize) -> bool {
-    slot.with(Cell::get) == key
+pub(crate) fn is_marked<S: Slot>(slot: &'static S, key: usize) -> bool {
+    slot.get() == key
 }
 
 #[cfg(test)]

@@ -19,13 +19,17 @@ use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::ptr;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
 use super::current::{self, Unbound, Waiting};
+// Through `crate::sync`: the shared queue is what a waker on another
+// thread touches, which the loom models check.
 use super::{panic_message, TaskMeta, TaskProbe};
+use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::{Mutex, MutexGuard};
 
 /// A boxed task future.
 pub(crate) type TaskFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -62,7 +66,7 @@ pub(crate) struct RunQueue {
 
 impl RunQueue {
     fn lock(&self) -> MutexGuard<'_, VecDeque<usize>> {
-        self.ids.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.ids)
     }
 
     /// Queues `id` in the shared queue.
@@ -235,8 +239,7 @@ impl Executor {
         use crate::prefetch::prefetch;
         let (next, later) = self.queue.local.peek_two(running);
         if let Some(Some(task)) = next.and_then(|id| self.tasks.get(id)) {
-            let future: *const (dyn Future<Output = ()> + Send) = &*task.future;
-            prefetch(future);
+            prefetch(future_ptr(&task.future));
             prefetch(Arc::as_ptr(&task.probe));
         }
         if let Some(slot) = later.and_then(|id| self.tasks.get(id)) {
@@ -430,6 +433,25 @@ impl Executor {
     }
 }
 
+/// Where a task's future is, found without making a reference to it.
+///
+/// A reference to the future, even a shared one that is never read, would
+/// assert that nothing else may write to it while it lives: a model's
+/// future holds `&mut` borrows into its own fields across its polls (the
+/// model and its context, see `run_model`), and Miri's Stacked Borrows
+/// rightly flags such a reference as invalidating them. A raw pointer
+/// read out of the `Box` asserts nothing.
+#[inline(always)]
+fn future_ptr(future: &TaskFuture) -> *const (dyn Future<Output = ()> + Send) {
+    // `Pin<Ptr>` is documented to have the layout of `Ptr`.
+    let boxed = ptr::from_ref(future).cast::<Box<dyn Future<Output = ()> + Send>>();
+    // SAFETY: `boxed` points to the `Box` inside `future`, alive and
+    // readable for this call (layout as above); the place `**boxed` only
+    // reads the box's pointer: no reference to the future is made, and
+    // nothing is moved out of the pin.
+    unsafe { ptr::addr_of!(**boxed) }
+}
+
 impl std::fmt::Debug for TaskMeta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskMeta")
@@ -441,6 +463,9 @@ impl std::fmt::Debug for TaskMeta {
 
 #[cfg(all(test, not(causim_loom)))]
 mod tests;
+
+#[cfg(all(test, causim_loom))]
+mod loom_tests;
 
 #[cfg(all(test, not(causim_loom)))]
 mod size_tests {

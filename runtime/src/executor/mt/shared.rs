@@ -144,7 +144,7 @@ impl Shared {
 
     /// Queues a task that was just woken from idle, on this thread's queue
     /// if it is one of our workers, else on the injector.
-    pub(crate) fn schedule_woken(task: &Task) {
+    pub(crate) fn schedule_woken(task: &Arc<Task>) {
         let shared = &task.shared;
         context::with(|cx| match cx {
             Some(cx) if Arc::ptr_eq(&cx.shared, shared) => cx.wake_here(TaskRef::new(task)),

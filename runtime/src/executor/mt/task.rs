@@ -261,8 +261,9 @@ impl Task {
 
 impl Task {
     /// What every waker of the task does: mark it woken, and queue it if
-    /// it was idle.
-    pub(crate) fn wake_by_ref(task: &Task) {
+    /// it was idle. Takes the `Arc`, whose pointer may reach the reference
+    /// counts (see [`TaskRef::new`]).
+    pub(crate) fn wake_by_ref(task: &Arc<Task>) {
         if task.mark_woken() {
             Shared::schedule_woken(task);
         }
@@ -296,8 +297,22 @@ unsafe impl Sync for TaskRef {}
 
 impl TaskRef {
     /// A reference to `task`, which must be in its executor's list.
-    pub(crate) fn new(task: &Task) -> Self {
-        TaskRef(NonNull::from(task))
+    ///
+    /// From the `Arc`'s own pointer, not from a `&Task`: a pointer made
+    /// from a reference may only reach the task's bytes (Miri's Stacked
+    /// Borrows says so), and the waker lent for a poll
+    /// ([`borrowed`](super::waker::borrowed)) reaches the `Arc`'s counts
+    /// through it when a model clones it.
+    pub(crate) fn new(task: &Arc<Task>) -> Self {
+        let task = Arc::as_ptr(task).cast_mut();
+        // SAFETY: the pointer of a live `Arc` is never null.
+        TaskRef(unsafe { NonNull::new_unchecked(task) })
+    }
+
+    /// The task's pointer, as the `Arc` gave it (also where the task is,
+    /// which the executor's unit tests compare).
+    pub(crate) fn as_ptr(self) -> *const Task {
+        self.0.as_ptr()
     }
 
     /// The task.
@@ -310,12 +325,6 @@ impl TaskRef {
     pub(crate) unsafe fn get<'a>(self) -> &'a Task {
         // SAFETY: per the contract, the task is alive.
         unsafe { self.0.as_ref() }
-    }
-
-    /// Where the task is (the executor's std unit tests compare these).
-    #[cfg(all(test, not(causim_loom)))]
-    pub(crate) fn as_ptr(self) -> *const Task {
-        self.0.as_ptr().cast_const()
     }
 
     /// A counted reference to the task.

@@ -13,7 +13,7 @@ use std::mem::ManuallyDrop;
 use std::ops::Deref;
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
-use super::task::Task;
+use super::task::{Task, TaskRef};
 use crate::sync::Arc;
 
 /// The waker functions.
@@ -23,12 +23,16 @@ static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, dr
 /// reference (making and dropping it costs no atomic operation); clones
 /// own one each.
 ///
+/// Made from the task's [`TaskRef`], whose pointer came from the `Arc`
+/// and so may reach its counts, which a clone increments; a pointer made
+/// from `&Task` may not (Miri's Stacked Borrows reports it).
+///
 /// # Safety
 ///
-/// `task` is the `Task` inside an `Arc<Task>` (a clone of the waker takes
-/// a reference count on that `Arc`).
-pub(crate) unsafe fn borrowed(task: &Task) -> Borrowed<'_> {
-    let data = (task as *const Task).cast::<()>();
+/// `task` points to the `Task` inside an `Arc<Task>` that outlives the
+/// borrow `'a` (a clone of the waker takes a reference count on it).
+pub(crate) unsafe fn borrowed<'a>(task: TaskRef) -> Borrowed<'a> {
+    let data = task.as_ptr().cast::<()>();
     // SAFETY: `data` points to the `Task` inside a live `Arc` (the
     // caller's contract), which the borrow keeps alive as long as the
     // waker; `ManuallyDrop` keeps the waker from giving up a reference it

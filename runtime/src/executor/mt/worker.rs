@@ -141,8 +141,8 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
         return; // taken down by the executor's teardown
     }
     // SAFETY: every task is made by `Arc::new` and kept in the executor's
-    // task list (see `TaskRef`).
-    let waker = unsafe { waker::borrowed(task) };
+    // task list (see `TaskRef`), past this poll.
+    let waker = unsafe { waker::borrowed(queued) };
     let mut task_cx = Context::from_waker(&waker);
     // Tasks the poll wakes here go to the `next` slot.
     cx.polling.set(true);

@@ -11,21 +11,45 @@
 //! Measured on the ring workload (100 models, one thread, medians of 7
 //! interleaved runs): 62.9 → 55.8 ns per hop (see `docs/benchmarks.md`).
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::Cell;
 use std::collections::VecDeque;
 
+use crate::sync::cell::UnsafeCell;
 use crate::thread_mark::{is_marked, ThreadMark};
 
-thread_local! {
+#[cfg(not(causim_loom))]
+std::thread_local! {
     /// The [`LocalQueue`] of the executor running on this thread (its
     /// address), or 0.
     static RUNNING: Cell<usize> = const { Cell::new(0) };
 }
 
+// Under loom, a loom thread-local: loom runs its threads on one OS thread.
+#[cfg(causim_loom)]
+loom::thread_local! {
+    /// As above.
+    static RUNNING: Cell<usize> = Cell::new(0);
+}
+
+/// The kind of thread-local `RUNNING` is.
+#[cfg(not(causim_loom))]
+type RunningSlot = crate::thread_mark::MarkSlot;
+#[cfg(causim_loom)]
+type RunningSlot = loom::thread::LocalKey<Cell<usize>>;
+
 /// Task ids woken on the executor's thread while it runs, oldest first.
-#[derive(Default)]
 pub(super) struct LocalQueue {
+    /// The ids; a loom cell under loom, which checks that no two threads
+    /// ever touch them at once.
     ids: UnsafeCell<VecDeque<usize>>,
+}
+
+impl Default for LocalQueue {
+    fn default() -> Self {
+        LocalQueue {
+            ids: UnsafeCell::new(VecDeque::new()),
+        }
+    }
 }
 
 // SAFETY: `ids` is only accessed through `with_ids`, which runs only on a
@@ -50,7 +74,7 @@ unsafe impl Sync for LocalQueue {}
 /// which hold no guard, still read it.
 pub(super) struct Running {
     /// The mark, restored when dropped.
-    _mark: ThreadMark,
+    _mark: ThreadMark<RunningSlot>,
     /// The address of the queue that made it.
     key: usize,
 }
@@ -78,7 +102,7 @@ impl LocalQueue {
         // and no reference to them outlives this call (`f` only pushes or
         // pops, and the flag-flipping closures of `try_push_with` run no
         // user code and cannot re-enter).
-        Some(f(unsafe { &mut *self.ids.get() }))
+        Some(self.ids.with_mut(|ids| f(unsafe { &mut *ids })))
     }
 
     /// Runs `f` on the queue's ids for the thread that holds `running`,
@@ -96,7 +120,7 @@ impl LocalQueue {
         // (it is not `Send`), so this thread carries the mark (see the
         // `Sync` impl and `Running`); no reference to the ids outlives
         // this call.
-        Some(f(unsafe { &mut *self.ids.get() }))
+        Some(self.ids.with_mut(|ids| f(unsafe { &mut *ids })))
     }
 
     /// Queues `id` if called on the running executor's thread.
@@ -139,7 +163,7 @@ impl LocalQueue {
     #[cfg(all(test, not(causim_loom)))]
     pub(super) fn len_for_tests(&self) -> usize {
         // SAFETY: tests call this on the executor's thread, between runs.
-        unsafe { (*self.ids.get()).len() }
+        self.ids.with(|ids| unsafe { (*ids).len() })
     }
 
     /// Frees the capacity the queue does not use.

@@ -213,3 +213,51 @@ fn only_tasks_that_did_not_park_on_their_mailbox_are_looked_at() {
     assert_eq!(count.load(Ordering::Relaxed), 1);
     assert_eq!(names(executor.stuck()), ["blocked"]);
 }
+
+/// Yields once: wakes its own task and returns pending, then ready.
+async fn yield_once() {
+    let mut yielded = false;
+    poll_fn(|cx| {
+        if yielded {
+            return Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+    .await
+}
+
+/// Two tasks that each keep a `&mut` into their own future across their
+/// suspensions, as a model's task does (`run_model`), polled in turns: the
+/// executor prefetches each one while the other runs. The prefetch must
+/// not make a reference to the waiting future — Miri (Stacked Borrows)
+/// reports that as invalidating the future's own borrow (it did, before
+/// the prefetch read the future's address through raw pointers only).
+#[test]
+fn prefetching_a_future_leaves_its_borrows_of_itself_valid() {
+    const TURNS: usize = 8;
+    let total = Arc::new(AtomicUsize::new(0));
+    let mut executor = Executor::new();
+    for name in ["a", "b"] {
+        let total = total.clone();
+        let task = async move {
+            let mut state = (0usize, [0u8; 32]);
+            let (count, _) = &mut state;
+            for _ in 0..TURNS {
+                yield_once().await;
+                *count += 1;
+            }
+            total.fetch_add(*count, Ordering::Relaxed);
+        };
+        let meta = TaskMeta {
+            name: Arc::from(name),
+            model_type: "Test",
+            mailbox: None,
+        };
+        executor.spawn(Box::pin(task), meta.into_probe());
+    }
+    executor.run(None).unwrap();
+    assert_eq!(total.load(Ordering::Relaxed), 2 * TURNS);
+    assert_eq!(executor.task_count(), 0);
+}

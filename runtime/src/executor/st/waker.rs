@@ -32,12 +32,13 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
 use super::RunQueue;
 use crate::executor::TaskProbe;
+// Through `crate::sync`: loom models wake-ups from other threads.
+use crate::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 
 /// The wake-up state of one task; inert until the executor
 /// [registers](TaskWaker::register) the task.
@@ -78,7 +79,7 @@ const _: () = {
 
 impl TaskWaker {
     /// The state of a task not spawned yet.
-    pub(crate) const fn new() -> Self {
+    pub(crate) fn new() -> Self {
         TaskWaker {
             queue: AtomicPtr::new(ptr::null_mut()),
             id: AtomicU32::new(0),
@@ -209,7 +210,9 @@ impl Default for TaskWaker {
 
 impl Drop for TaskWaker {
     fn drop(&mut self) {
-        let queue = *self.queue.get_mut();
+        // A load, not `get_mut` (which loom's atomics lack); `&mut self`
+        // orders it after every other access.
+        let queue = self.queue.load(Ordering::Relaxed);
         if !queue.is_null() {
             // SAFETY: a non-null `queue` was published by `register` from
             // `Arc::into_raw`, and this waker owns that reference; `&mut
