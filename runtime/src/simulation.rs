@@ -33,7 +33,7 @@ use crate::ports::{QuerySource, ReplierFor, Requestor};
 use crate::scheduler::action::Action;
 use crate::scheduler::local::Driving;
 use crate::scheduler::queue::{Entry, Fired, BENCH_ORIGIN};
-use crate::scheduler::{Event, Scheduler, SchedulerCore};
+use crate::scheduler::{Event, Owner, Scheduler, SchedulerCore};
 use crate::time::SimTime;
 
 /// A running bench.
@@ -67,13 +67,16 @@ pub struct Simulation {
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
+    /// Closes the schedule when the simulation is dropped: its `Scheduler`
+    /// handles then refuse events.
+    _owner: Owner,
 }
 
 impl Simulation {
     pub(crate) fn new(core: Arc<SchedulerCore>, timeout: Option<Duration>, threads: usize) -> Self {
         Simulation {
             executor: Executor::new(threads),
-            core,
+            core: core.clone(),
             timeout,
             fatal: None,
             due: Vec::new(),
@@ -82,6 +85,7 @@ impl Simulation {
             fired: None,
             pending_unbound: None,
             not_sync: PhantomData,
+            _owner: Owner::new(core),
         }
     }
 
@@ -106,6 +110,15 @@ impl Simulation {
         self.core.next_time()
     }
 
+    /// The number of scheduled events waiting, including cancelled ones
+    /// not reclaimed yet (a diagnostic: the queue drops cancelled events
+    /// when they come due, or in bulk whenever the queue has doubled since
+    /// the last time).
+    pub fn queued_events(&self) -> usize {
+        let _driving = self.drive();
+        self.core.queued()
+    }
+
     /// Processes the next time step: moves the clock to the earliest
     /// scheduled time and processes everything that happens then. Does
     /// nothing if no event is scheduled.
@@ -113,7 +126,7 @@ impl Simulation {
         self.check_usable()?;
         let _driving = self.drive();
         let deadline = self.deadline();
-        if self.take_next_due(SimTime::MAX) {
+        if self.take_next_due(SimTime::MAX, false) {
             self.process_due(deadline)?;
         }
         self.check_halt()
@@ -132,11 +145,12 @@ impl Simulation {
         }
         let deadline = self.deadline();
         let _driving = self.drive();
-        while self.take_next_due(time) {
+        // The last look at the queue also moves the clock to `time`, under
+        // the lock: no event before `time` can be queued in between.
+        while self.take_next_due(time, true) {
             self.process_due(deadline)?;
             self.check_halt()?;
         }
-        self.core.set_time(time);
         Ok(())
     }
 
@@ -163,7 +177,7 @@ impl Simulation {
         self.check_usable()?;
         let deadline = self.deadline();
         let _driving = self.drive();
-        while self.take_next_due(SimTime::MAX) {
+        while self.take_next_due(SimTime::MAX, false) {
             self.process_due(deadline)?;
             self.check_halt()?;
         }
@@ -304,12 +318,17 @@ impl Simulation {
 
     /// If the earliest event is due no later than `limit`, moves the clock
     /// to its time, takes it and the other events due then into
-    /// [`due`](Simulation::due) and returns true. Hands the last fired
-    /// action back to the queue under the same lock.
-    fn take_next_due(&mut self, limit: SimTime) -> bool {
-        let taken =
-            self.core
-                .take_next_due(limit, &mut self.due, &mut self.incoming, &mut self.fired);
+    /// [`due`](Simulation::due) and returns true; otherwise moves the clock
+    /// to `limit` if `to_limit`. Hands the last fired action back to the
+    /// queue under the same lock.
+    fn take_next_due(&mut self, limit: SimTime, to_limit: bool) -> bool {
+        let taken = self.core.take_next_due(
+            limit,
+            to_limit,
+            &mut self.due,
+            &mut self.incoming,
+            &mut self.fired,
+        );
         // One the queue did not keep is dropped here, outside its lock.
         self.fired = None;
         taken
