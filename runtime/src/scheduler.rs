@@ -44,7 +44,7 @@ use queue::{Entry, EventOrder, EventQueue, Fired, Origin, Spares, BENCH_ORIGIN};
 
 use crate::mailbox::IntoAddress;
 use crate::ports::InputFor;
-use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use crate::sync::{lock, Mutex, MutexGuard};
 use crate::time::SimTime;
 
@@ -124,9 +124,10 @@ impl std::error::Error for SchedulingError {}
 /// - the lock-free path of the driving thread (a lone staged event earlier
 ///   than the heap's top, see [`local`]) first announces the time it is
 ///   moving to in [`advancing`](SchedulerCore::advancing), then reads the
-///   heap's top, both sequentially consistent; a scheduler publishes its
-///   event's time as the heap's top, then reads `advancing`, also
-///   sequentially consistent. One of the two sees the other: either the
+///   heap's top, with a sequentially consistent fence in between; a
+///   scheduler publishes its event's time as the heap's top, then reads
+///   `advancing`, with such a fence in between too. One of the two sees the
+///   other: either the
 ///   step sees the earlier event and takes the lock, or the scheduler sees
 ///   the announced move and waits for it to settle (then checks against
 ///   the new clock).
@@ -318,10 +319,12 @@ impl SchedulerCore {
     fn clear_of_lock_free_step(&self, queue: &QueueGuard<'_>, now: SimTime, time: SimTime) -> bool {
         let top = queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
         let time = time.as_nanos();
-        // Sequentially consistent store then load, against the driving
-        // thread's store of `advancing` then load of `heap_next`.
-        self.heap_next.store(top.min(time), Ordering::SeqCst);
-        let advancing = self.advancing.load(Ordering::SeqCst);
+        // Store, sequentially consistent fence, load, against the driving
+        // thread's store of `advancing`, fence, load of `heap_next`: one of
+        // the two loads sees the other thread's store.
+        self.heap_next.store(top.min(time), Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        let advancing = self.advancing.load(Ordering::Relaxed);
         advancing <= now.as_nanos() || time > advancing
     }
 
@@ -444,8 +447,12 @@ impl SchedulerCore {
         if time >= self.heap_next.load(Ordering::Relaxed) {
             return false;
         }
-        self.advancing.store(time, Ordering::SeqCst);
-        if time >= self.heap_next.load(Ordering::SeqCst) {
+        self.advancing.store(time, Ordering::Relaxed);
+        // Orders the store before the load, against the scheduler's fence
+        // (a fence rather than sequentially consistent accesses: loom
+        // models those as acquire-release only).
+        fence(Ordering::SeqCst);
+        if time >= self.heap_next.load(Ordering::Relaxed) {
             // The locked path that follows withdraws the announcement.
             return false;
         }

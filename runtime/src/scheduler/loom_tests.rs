@@ -9,7 +9,8 @@
 
 use super::*;
 use crate::scheduler::tagged::{tag, Tagged};
-use crate::sync::{thread, Arc};
+use crate::sync::Arc;
+use loom::thread;
 
 /// An event tagged `tag`.
 fn event(tag: u32) -> Event {
