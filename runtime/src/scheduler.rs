@@ -44,7 +44,7 @@ use queue::{Entry, EventOrder, EventQueue, Fired, Origin, Spares, BENCH_ORIGIN};
 
 use crate::mailbox::IntoAddress;
 use crate::ports::InputFor;
-use crate::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
+use crate::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex, MutexGuard};
 use crate::time::SimTime;
 
@@ -122,7 +122,8 @@ impl std::error::Error for SchedulingError {}
 ///   path of a step takes its events and moves the clock under that same
 ///   lock, and so does `step_until`'s final move to its target;
 /// - the lock-free path of the driving thread (a lone staged event earlier
-///   than the heap's top, see [`local`]) first announces the time it is
+///   than the heap's top, see [`local`]), while a handle exists (none can
+///   appear during a step otherwise), first announces the time it is
 ///   moving to in [`advancing`](SchedulerCore::advancing), then reads the
 ///   heap's top, with a sequentially consistent fence in between; a
 ///   scheduler publishes its event's time as the heap's top, then reads
@@ -161,6 +162,11 @@ pub(crate) struct SchedulerCore {
     bench_seq: AtomicU64,
     /// Set when the simulation is dropped; every later event is refused.
     closed: AtomicBool,
+    /// The number of live [`Scheduler`] handles. While there is none, no
+    /// other thread can queue an event during a step (contexts off the
+    /// driving thread exist only with the multi-threaded executor, which
+    /// never stages), and the lock-free step needs no announcement.
+    handles: AtomicUsize,
 }
 
 /// When a bench event is due: resolved against the clock under the lock.
@@ -196,6 +202,7 @@ impl SchedulerCore {
             halt_requested: AtomicBool::new(false),
             bench_seq: AtomicU64::new(0),
             closed: AtomicBool::new(false),
+            handles: AtomicUsize::new(0),
         }
     }
 
@@ -434,18 +441,28 @@ impl SchedulerCore {
 
     /// The lock-free move of the clock to `time`, the time of the lone
     /// staged event: done (true) if `time` is strictly earlier than the
-    /// heap's top. The move is announced in
-    /// [`advancing`](SchedulerCore::advancing) before the top is read, so
-    /// that a bench scheduler either queued its earlier event before the
-    /// read (then the read sees it and this gives up, for the locked path)
-    /// or sees the announcement (see the type's documentation).
+    /// heap's top. While a [`Scheduler`] handle exists, the move is
+    /// announced in [`advancing`](SchedulerCore::advancing) before the top
+    /// is read, so that a handle on another thread either queued its
+    /// earlier event before the read (then the read sees it and this gives
+    /// up, for the locked path) or sees the announcement (see the type's
+    /// documentation).
     #[inline]
     fn claim(&self, time: SimTime) -> bool {
         let time = time.as_nanos();
+        // No handle: nothing can be queued from elsewhere until this step
+        // ends (a handle is only made by the simulation, which the step
+        // borrows, or cloned from another). Acquire, and read first: what
+        // a dropped handle queued is then in the top read next.
+        let alone = self.handles.load(Ordering::Acquire) == 0;
         // Not earlier than the top as last published: the locked path,
         // without announcing anything.
         if time >= self.heap_next.load(Ordering::Relaxed) {
             return false;
+        }
+        if alone {
+            self.time.store(time, Ordering::Release);
+            return true;
         }
         self.advancing.store(time, Ordering::Relaxed);
         // Orders the store before the load, against the scheduler's fence
@@ -630,14 +647,35 @@ pub(crate) fn entry(
 /// Obtained from [`Simulation::scheduler`](crate::Simulation::scheduler);
 /// cheap to clone. Events scheduled here come before same-time events
 /// scheduled by models.
-#[derive(Clone)]
+///
+/// A handle can be used from any thread, also while another thread runs
+/// the simulation: an event is checked against the clock and queued
+/// atomically with respect to the steps that move the clock, which
+/// therefore never goes backwards. Once its simulation is dropped, a
+/// handle refuses events ([`SchedulingError::SimulationDropped`]).
 pub struct Scheduler {
     /// The shared schedule.
     core: Arc<SchedulerCore>,
 }
 
+impl Clone for Scheduler {
+    fn clone(&self) -> Self {
+        Scheduler::new(self.core.clone())
+    }
+}
+
+impl Drop for Scheduler {
+    fn drop(&mut self) {
+        // Release: what this handle queued is published to a step that
+        // then sees no handle (see `SchedulerCore::claim`).
+        self.core.handles.fetch_sub(1, Ordering::Release);
+    }
+}
+
 impl Scheduler {
+    /// A handle on `core`, counted in its `handles`.
     pub(crate) fn new(core: Arc<SchedulerCore>) -> Self {
+        core.handles.fetch_add(1, Ordering::Relaxed);
         Scheduler { core }
     }
 

@@ -9,7 +9,6 @@
 
 use super::*;
 use crate::scheduler::tagged::{tag, Tagged};
-use crate::sync::Arc;
 use loom::thread;
 
 /// An event tagged `tag`.
@@ -58,18 +57,12 @@ fn loom_a_bench_event_racing_a_locked_step_never_lands_behind_the_clock() {
         let at = |when| When::At(ns(when));
         core.schedule(at(4), None, BENCH_ORIGIN, 0, event(4), None)
             .unwrap();
-        let other = core.clone();
+        let other = Scheduler::new(core.clone());
         // 2 ns after the clock as it is queued: 2, 5 or 6.
         let racer = thread::spawn(move || {
             let now = other.time();
-            let queued = other.schedule(
-                When::In(Duration::from_nanos(2)),
-                None,
-                0,
-                1,
-                event(2),
-                None,
-            );
+            let queued =
+                other.schedule_entry(When::In(Duration::from_nanos(2)), event(2), None, None);
             assert_eq!(queued, Ok(()));
             assert!(other.time() >= now, "the clock went back");
         });
@@ -91,10 +84,10 @@ fn loom_a_bench_event_racing_a_locked_step_never_lands_behind_the_clock() {
 fn loom_a_bench_event_racing_the_lock_free_step_never_lands_behind_the_clock() {
     check(|| {
         let core = Arc::new(SchedulerCore::new(SimTime::ZERO));
-        let other = core.clone();
+        let other = Scheduler::new(core.clone());
         let racer = thread::spawn(move || {
             // Before the staged event at 5 if the clock has not moved yet.
-            let queued = other.schedule(When::At(ns(3)), None, 0, 0, event(3), None);
+            let queued = other.schedule_entry(When::At(ns(3)), event(3), None, None);
             // Refused only once the clock is at the staged event.
             if let Err(error) = queued {
                 assert_eq!(error, not_in_future(ns(5), ns(3)));

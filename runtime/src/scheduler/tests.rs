@@ -135,3 +135,16 @@ fn a_closed_schedule_refuses_bench_events_and_drops_the_queued_ones() {
     let refused = core.schedule(at, None, BENCH_ORIGIN, 1, event(2), None);
     assert_eq!(refused, Err(SchedulingError::SimulationDropped));
 }
+
+#[test]
+fn scheduler_handles_are_counted_for_the_lock_free_step() {
+    let core = Arc::new(SchedulerCore::new(SimTime::ZERO));
+    let handles = || core.handles.load(Ordering::Relaxed);
+    let first = Scheduler::new(core.clone());
+    let second = first.clone();
+    assert_eq!(handles(), 2);
+    drop(first);
+    assert_eq!(handles(), 1);
+    drop(second);
+    assert_eq!(handles(), 0);
+}
