@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p causim-benches --bin soak -- [--threads N] [--events N] [--models N]
+//!     [--max-seconds S]
 //! ```
 //!
 //! Runs a ring of `--models` models (1000) on `--threads` threads (1) until
@@ -11,12 +12,14 @@
 //! old one cancelled) at every tick and keyed blips, half of them
 //! cancelled. It samples resident memory about once a second and prints
 //! events per second and resident memory at the start (bench built), after
-//! the warm-up (the first tenth of the events) and at the end. It exits
+//! the warm-up (the first tenth of the events, or of `--max-seconds`) and
+//! at the end. It exits
 //! with status 1 if memory is not flat after the warm-up: if any sample
 //! after it exceeds the warm-up figure by more than [`TOLERANCE_BYTES`]
 //! plus [`TOLERANCE_PERCENT`] of it.
 //!
-//! Not part of the test suite (`tests/soak.rs` runs a small version).
+//! `--max-seconds` stops the run earlier, after `S` seconds of wall-clock
+//! time, and reports what it ran (it says so). Not part of the test suite (`tests/soak.rs` runs a small version).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -40,6 +43,8 @@ struct Args {
     events: u64,
     /// Models in the ring.
     models: usize,
+    /// Wall-clock limit of the run, if any.
+    max_seconds: Option<u64>,
 }
 
 /// Parses a count, `1000000` or `1e6`.
@@ -62,6 +67,7 @@ impl Args {
             threads: 1,
             events: 1_000_000_000,
             models: 1000,
+            max_seconds: None,
         };
         while let Some(arg) = args.next() {
             let value = args.next().ok_or(format!("{arg} needs a value"))?;
@@ -69,6 +75,7 @@ impl Args {
                 "--threads" => parsed.threads = count(&value)? as usize,
                 "--events" => parsed.events = count(&value)?,
                 "--models" => parsed.models = count(&value)? as usize,
+                "--max-seconds" => parsed.max_seconds = Some(count(&value)?),
                 _ => return Err(format!("unknown argument {arg}")),
             }
         }
@@ -108,7 +115,7 @@ fn main() -> ExitCode {
     let args = match Args::parse(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(message) => {
-            eprintln!("soak: {message}\nusage: soak [--threads N] [--events N] [--models N]");
+            eprintln!("soak: {message}\nusage: soak [--threads N] [--events N] [--models N] [--max-seconds S]");
             return ExitCode::from(2);
         }
     };
@@ -133,18 +140,27 @@ fn run(args: &Args) -> Result<bool, String> {
     let warm_up = args.events / 10;
     let (mut warm, mut samples) = (false, 0u64);
     let started = Instant::now();
+    let deadline = args.max_seconds.map(|s| started + Duration::from_secs(s));
+    // The warm-up also ends after a tenth of the time limit, if any.
+    let warm_by = args
+        .max_seconds
+        .map(|s| started + Duration::from_secs(s) / 10);
     let mut last_sample = started;
-    loop {
+    let cut_short = loop {
         soak.run_periods(CHUNK_PERIODS).map_err(|e| e.to_string())?;
         let events = soak.events();
-        let done = events >= args.events;
+        let out_of_time = deadline.is_some_and(|d| Instant::now() >= d);
+        let done = events >= args.events || out_of_time;
         if last_sample.elapsed() < SAMPLE_EVERY && !done {
             continue;
         }
         last_sample = Instant::now();
         samples += 1;
         let now = rss()?;
-        if !warm && events >= warm_up {
+        if samples % 60 == 0 {
+            println!("  {events} events, resident {}", mib(now));
+        }
+        if !warm && (events >= warm_up || warm_by.is_some_and(|w| Instant::now() >= w)) {
             warm = true;
             memory.warm = now;
             println!("warm-up done: {events} events, resident {}", mib(now));
@@ -153,11 +169,14 @@ fn run(args: &Args) -> Result<bool, String> {
         }
         if done {
             memory.end = now;
-            break;
+            break events < args.events;
         }
-    }
+    };
     let elapsed = started.elapsed();
     let events = soak.events();
+    if cut_short {
+        println!("stopped by --max-seconds before {} events", args.events);
+    }
     println!(
         "soak: {} models, {} thread(s): {events} events in {:.1} s, {:.2} M events/s",
         args.models,
