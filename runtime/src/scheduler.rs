@@ -19,6 +19,12 @@
 //! order it scheduled them. A periodic event keeps its place among its
 //! origin's events at every occurrence.
 //!
+//! A [`Scheduler`] handle can be used from any thread, even while another
+//! thread runs the simulation: its events are checked against the clock and
+//! queued atomically with respect to the steps that move the clock, so the
+//! clock never goes backwards (see `SchedulerCore`). Once the simulation
+//! is dropped, its handles refuse events.
+//!
 //! All events due at one time are delivered to their mailboxes before any
 //! model runs at that time. Cancelling an event therefore takes effect only
 //! if it is due at a *later* time: an event due now is already in its
@@ -396,9 +402,7 @@ impl SchedulerCore {
     /// its origin has one already, for the caller to drop outside the
     /// lock), then, if the earliest event is due no later than `limit`,
     /// moves the clock to its time and moves it and the other events due
-    /// then into `due`, in order, and returns true. Otherwise returns
-    /// false, having moved the clock to `limit` if `to_limit` (under the
-    /// same lock as the look at the queue: nothing earlier can slip in).
+    /// then into `due`, in order, and returns true.
     ///
     /// On the driving thread, a lone staged event strictly earlier than
     /// everything in the heap (a model scheduling its own next tick) is
@@ -409,7 +413,6 @@ impl SchedulerCore {
     pub(crate) fn take_next_due(
         &self,
         limit: SimTime,
-        to_limit: bool,
         due: &mut Vec<Entry>,
         incoming: &mut Vec<Entry>,
         fired: &mut Fired,
@@ -434,8 +437,8 @@ impl SchedulerCore {
         });
         match driving {
             Some(true) => true,
-            Some(false) => self.take_queued_due(limit, to_limit, due, incoming, None),
-            None => self.take_queued_due(limit, to_limit, due, incoming, Some(fired)),
+            Some(false) => self.take_queued_due(limit, due, incoming, None),
+            None => self.take_queued_due(limit, due, incoming, Some(fired)),
         }
     }
 
@@ -464,6 +467,14 @@ impl SchedulerCore {
             self.time.store(time, Ordering::Release);
             return true;
         }
+        self.claim_announced(time)
+    }
+
+    /// [`claim`](SchedulerCore::claim) while a handle exists: announces
+    /// the move, then reads the top again. Out of line: benches without a
+    /// handle alive keep few registers live on the lock-free path.
+    #[inline(never)]
+    fn claim_announced(&self, time: u64) -> bool {
         self.advancing.store(time, Ordering::Relaxed);
         // Orders the store before the load, against the scheduler's fence
         // (a fence rather than sequentially consistent accesses: loom
@@ -486,7 +497,6 @@ impl SchedulerCore {
     fn take_queued_due(
         &self,
         limit: SimTime,
-        to_limit: bool,
         due: &mut Vec<Entry>,
         incoming: &mut Vec<Entry>,
         fired: Option<&mut Fired>,
@@ -501,12 +511,27 @@ impl SchedulerCore {
             Self::keep_spare(&mut queue.spares, fired);
         }
         let Some(time) = queue.pop_due_with(limit, incoming, due) else {
-            if to_limit && limit > self.time() {
-                self.set_time_locked(&queue, limit);
-            }
             return false;
         };
         self.set_time_locked(&queue, time);
+        true
+    }
+
+    /// Moves the clock forward to `time` (`step_until`'s target) unless an
+    /// event is due by then; true if it did. The look at the queue and the
+    /// move are under one lock, so that no bench scheduler queues an event
+    /// before `time` in between. Called after
+    /// [`take_next_due`](SchedulerCore::take_next_due) found nothing due
+    /// by `time`, which left nothing staged: only a handle on another
+    /// thread can have queued something since.
+    pub(crate) fn advance_to(&self, time: SimTime) -> bool {
+        let mut queue = self.queue();
+        if queue.next_time().is_some_and(|next| next <= time) {
+            return false;
+        }
+        if time > self.time() {
+            self.set_time_locked(&queue, time);
+        }
         true
     }
 

@@ -126,7 +126,7 @@ impl Simulation {
         self.check_usable()?;
         let _driving = self.drive();
         let deadline = self.deadline();
-        if self.take_next_due(SimTime::MAX, false) {
+        if self.take_next_due(SimTime::MAX) {
             self.process_due(deadline)?;
         }
         self.check_halt()
@@ -145,13 +145,17 @@ impl Simulation {
         }
         let deadline = self.deadline();
         let _driving = self.drive();
-        // The last look at the queue also moves the clock to `time`, under
-        // the lock: no event before `time` can be queued in between.
-        while self.take_next_due(time, true) {
-            self.process_due(deadline)?;
-            self.check_halt()?;
+        loop {
+            while self.take_next_due(time) {
+                self.process_due(deadline)?;
+                self.check_halt()?;
+            }
+            // Under the lock, unless a handle on another thread queued an
+            // event by `time` since the last look.
+            if self.core.advance_to(time) {
+                return Ok(());
+            }
         }
-        Ok(())
     }
 
     /// Processes every time step in the next `duration`, then moves the
@@ -177,7 +181,7 @@ impl Simulation {
         self.check_usable()?;
         let deadline = self.deadline();
         let _driving = self.drive();
-        while self.take_next_due(SimTime::MAX, false) {
+        while self.take_next_due(SimTime::MAX) {
             self.process_due(deadline)?;
             self.check_halt()?;
         }
@@ -318,17 +322,12 @@ impl Simulation {
 
     /// If the earliest event is due no later than `limit`, moves the clock
     /// to its time, takes it and the other events due then into
-    /// [`due`](Simulation::due) and returns true; otherwise moves the clock
-    /// to `limit` if `to_limit`. Hands the last fired action back to the
-    /// queue under the same lock.
-    fn take_next_due(&mut self, limit: SimTime, to_limit: bool) -> bool {
-        let taken = self.core.take_next_due(
-            limit,
-            to_limit,
-            &mut self.due,
-            &mut self.incoming,
-            &mut self.fired,
-        );
+    /// [`due`](Simulation::due) and returns true. Hands the last fired
+    /// action back to the queue under the same lock.
+    fn take_next_due(&mut self, limit: SimTime) -> bool {
+        let taken =
+            self.core
+                .take_next_due(limit, &mut self.due, &mut self.incoming, &mut self.fired);
         // One the queue did not keep is dropped here, outside its lock.
         self.fired = None;
         taken

@@ -23,13 +23,24 @@ fn ns(n: u64) -> SimTime {
     SimTime::from_nanos(n)
 }
 
-/// Takes every step due up to `limit` (moving the clock to `limit` at the
-/// end if `to_limit`), recording `(clock, tag)` for each event.
-fn steps(core: &SchedulerCore, limit: SimTime, to_limit: bool, seen: &mut Vec<(SimTime, u32)>) {
+/// Takes every step due up to `limit`, recording `(clock, tag)` for each
+/// event.
+fn steps(core: &SchedulerCore, limit: SimTime, seen: &mut Vec<(SimTime, u32)>) {
     let (mut due, mut incoming, mut fired) = (Vec::new(), Vec::new(), None);
-    while core.take_next_due(limit, to_limit, &mut due, &mut incoming, &mut fired) {
+    while core.take_next_due(limit, &mut due, &mut incoming, &mut fired) {
         let now = core.time();
         seen.extend(due.drain(..).map(|mut e| (now, tag(&mut e.action))));
+    }
+}
+
+/// `step_until(target)`: the steps due by `target`, then the clock moved
+/// to `target` unless an event was queued by then meanwhile.
+fn step_until(core: &SchedulerCore, target: SimTime, seen: &mut Vec<(SimTime, u32)>) {
+    loop {
+        steps(core, target, seen);
+        if core.advance_to(target) {
+            return;
+        }
     }
 }
 
@@ -68,11 +79,11 @@ fn loom_a_bench_event_racing_a_locked_step_never_lands_behind_the_clock() {
         });
         let mut seen = Vec::new();
         // `step_until(3)`, then `step` until nothing is left.
-        steps(&core, ns(3), true, &mut seen);
+        step_until(&core, ns(3), &mut seen);
         seen.push((core.time(), 0));
-        steps(&core, SimTime::MAX, false, &mut seen);
+        steps(&core, SimTime::MAX, &mut seen);
         racer.join().unwrap();
-        steps(&core, SimTime::MAX, false, &mut seen);
+        steps(&core, SimTime::MAX, &mut seen);
         let late = seen.iter().find(|(_, t)| *t == 2).map(|(now, _)| *now);
         let late = late.expect("the event raced in is delivered");
         assert!([ns(2), ns(5), ns(6)].contains(&late), "{seen:?}");
@@ -99,9 +110,9 @@ fn loom_a_bench_event_racing_the_lock_free_step_never_lands_behind_the_clock() {
         let mut spare = None;
         core.schedule_checked_from_model(entry(ns(5), 1, 0, event(5), None), &mut spare);
         let mut seen = Vec::new();
-        steps(&core, SimTime::MAX, false, &mut seen);
+        steps(&core, SimTime::MAX, &mut seen);
         racer.join().unwrap();
-        steps(&core, SimTime::MAX, false, &mut seen);
+        steps(&core, SimTime::MAX, &mut seen);
         drop(driving);
         assert_eq!(seen.last().map(|&(_, tag)| tag), Some(5), "{seen:?}");
         assert_monotonic(&seen, &[(3, ns(3)), (5, ns(5))]);

@@ -56,12 +56,12 @@ fn the_driving_thread_takes_a_lone_staged_event_and_keeps_the_fired_box() {
     let at = SimTime::from_secs(1);
     core.schedule_checked_from_model(entry(at, 1, 0, event(1), None), &mut spare);
     let mut back = fired(1, 10);
-    assert!(core.take_next_due(SimTime::MAX, false, &mut due, &mut incoming, &mut back));
+    assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
     assert!(back.is_none(), "kept as origin 1's spare");
     assert_eq!((core.time(), tags(&mut due)), (at, vec![1]));
     // A second fired box of the same origin is handed back to be dropped.
     let mut again = fired(1, 11);
-    assert!(!core.take_next_due(SimTime::MAX, false, &mut due, &mut incoming, &mut again));
+    assert!(!core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut again));
     assert_eq!(again.as_mut().map(|(o, a)| (*o, tag(a))), Some((1, 11)));
     // The next event of origin 1 gets the kept box.
     let later = SimTime::from_secs(2);
@@ -80,7 +80,7 @@ fn a_staged_event_not_before_the_heap_goes_through_the_lock() {
     let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), None);
     core.schedule_checked_from_model(entry(at, 1, 0, event(2), None), &mut spare);
     let mut back = fired(1, 10);
-    assert!(core.take_next_due(SimTime::MAX, false, &mut due, &mut incoming, &mut back));
+    assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
     assert!(back.is_none(), "kept once, on the driving thread");
     assert_eq!(tags(&mut due), vec![1, 2]);
     assert!(core.queue().spares.take(1).is_none(), "not kept twice");
@@ -94,7 +94,7 @@ fn another_thread_queues_under_the_lock_and_keeps_fired_boxes_there() {
     core.schedule_checked_from_model(entry(at, 2, 0, event(1), None), &mut spare);
     assert_eq!(core.queue().len(), 1);
     let mut back = fired(2, 10);
-    assert!(core.take_next_due(SimTime::MAX, false, &mut due, &mut incoming, &mut back));
+    assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
     assert!(back.is_none());
     assert_eq!((core.time(), tags(&mut due)), (at, vec![1]));
     core.schedule_checked_from_model(
@@ -105,23 +105,23 @@ fn another_thread_queues_under_the_lock_and_keeps_fired_boxes_there() {
 }
 
 #[test]
-fn a_step_up_to_a_limit_with_nothing_due_moves_the_clock_to_the_limit() {
+fn advancing_to_a_target_moves_the_clock_unless_an_event_is_due_by_then() {
     let core = SchedulerCore::new(SimTime::ZERO);
     let (mut due, mut incoming, mut fired) = (Vec::new(), Vec::new(), None);
     let later = SimTime::from_secs(9);
     core.schedule(When::At(later), None, BENCH_ORIGIN, 0, event(1), None)
         .unwrap();
-    let limit = SimTime::from_secs(3);
-    assert!(!core.take_next_due(limit, false, &mut due, &mut incoming, &mut fired));
-    assert_eq!(core.time(), SimTime::ZERO, "not asked to move");
-    assert!(!core.take_next_due(limit, true, &mut due, &mut incoming, &mut fired));
-    assert_eq!(core.time(), limit);
+    assert!(!core.advance_to(later), "an event is due by then");
+    assert_eq!(core.time(), SimTime::ZERO);
+    let target = SimTime::from_secs(3);
+    assert!(core.advance_to(target));
+    assert_eq!(core.time(), target);
     // A relative bench event counts from the new clock.
     let delay = Duration::from_secs(1);
     core.schedule(When::In(delay), None, BENCH_ORIGIN, 1, event(2), None)
         .unwrap();
-    assert!(core.take_next_due(SimTime::MAX, false, &mut due, &mut incoming, &mut fired));
-    assert_eq!((core.time(), tags(&mut due)), (limit + delay, vec![2]));
+    assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut fired));
+    assert_eq!((core.time(), tags(&mut due)), (target + delay, vec![2]));
 }
 
 #[test]
