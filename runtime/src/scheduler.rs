@@ -619,8 +619,9 @@ impl DerefMut for QueueGuard<'_> {
 impl Drop for QueueGuard<'_> {
     fn drop(&mut self) {
         // Still under the lock (the field unlocks after this runs), so the
-        // stores are in the lock's order; Release pairs with the driving
-        // thread's Acquire load.
+        // stores are in the lock's order. The driving thread reads the value
+        // only (see `SchedulerCore::claim` for what orders it against other
+        // threads' pushes).
         let next = self.queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
         self.heap_next.store(next, Ordering::Release);
     }
