@@ -19,6 +19,7 @@
 pub mod engine;
 pub mod measure;
 pub mod rng;
+pub mod soak;
 pub mod workloads;
 
 pub use engine::{Engine, Threads};

@@ -19,6 +19,12 @@
 //! order it scheduled them. A periodic event keeps its place among its
 //! origin's events at every occurrence.
 //!
+//! A [`Scheduler`] handle can be used from any thread, even while another
+//! thread runs the simulation: its events are checked against the clock and
+//! queued atomically with respect to the steps that move the clock, so the
+//! clock never goes backwards (see `SchedulerCore`). Once the simulation
+//! is dropped, its handles refuse events.
+//!
 //! All events due at one time are delivered to their mailboxes before any
 //! model runs at that time. Cancelling an event therefore takes effect only
 //! if it is due at a *later* time: an event due now is already in its
@@ -33,8 +39,7 @@ pub(crate) mod queue;
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
 use action::Action;
@@ -45,6 +50,8 @@ use queue::{Entry, EventOrder, EventQueue, Fired, Origin, Spares, BENCH_ORIGIN};
 
 use crate::mailbox::IntoAddress;
 use crate::ports::InputFor;
+use crate::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{lock, Mutex, MutexGuard};
 use crate::time::SimTime;
 
 /// Why an event could not be scheduled.
@@ -74,6 +81,9 @@ pub enum SchedulingError {
         /// The port the event was for.
         port: &'static str,
     },
+    /// The simulation this [`Scheduler`] belongs to was dropped: nothing
+    /// will ever deliver the event.
+    SimulationDropped,
 }
 
 impl fmt::Display for SchedulingError {
@@ -94,6 +104,10 @@ impl fmt::Display for SchedulingError {
                 f,
                 "cannot schedule an event for input `{port}` of a `{model_type}`: its mailbox was never added to the bench"
             ),
+            SchedulingError::SimulationDropped => write!(
+                f,
+                "cannot schedule an event: the simulation of this scheduler was dropped"
+            ),
         }
     }
 }
@@ -101,16 +115,48 @@ impl fmt::Display for SchedulingError {
 impl std::error::Error for SchedulingError {}
 
 /// The state shared by the simulation, the contexts and scheduler handles.
+///
+/// # The clock never goes backwards
+///
+/// The clock moves to the earliest queued time; an event is accepted only
+/// if it is after the clock. For the clock to be monotonic, accepting an
+/// event from another thread (check, then push) must not interleave with a
+/// step (take the earliest events, then move the clock):
+///
+/// - a bench [`Scheduler`] resolves and checks its time, and pushes, under
+///   the queue's lock ([`schedule`](SchedulerCore::schedule)); the locked
+///   path of a step takes its events and moves the clock under that same
+///   lock, and so does `step_until`'s final move to its target;
+/// - the lock-free path of the driving thread (a lone staged event earlier
+///   than the heap's top, see [`local`]), while a handle exists (none can
+///   appear during a step otherwise), first announces the time it is
+///   moving to in [`advancing`](SchedulerCore::advancing), then reads the
+///   heap's top, with a sequentially consistent fence in between; a
+///   scheduler publishes its event's time as the heap's top, then reads
+///   `advancing`, with such a fence in between too. One of the two sees the
+///   other: either the
+///   step sees the earlier event and takes the lock, or the scheduler sees
+///   the announced move and waits for it to settle (then checks against
+///   the new clock).
+///
+/// Contexts check against the clock without the lock: the clock does not
+/// move while a model runs.
 pub(crate) struct SchedulerCore {
     /// Scheduled events.
     queue: Mutex<EventQueue>,
     /// The time (in nanoseconds) of the earliest event in `queue`'s heap,
-    /// cancelled or not, or `u64::MAX` if it is empty. Written under the
-    /// lock whenever the lock is released ([`QueueGuard`]), read without
-    /// it by the driving thread: a lone staged event strictly earlier than
-    /// this is the next step's event, taken without the lock (see
-    /// [`take_next_due`](SchedulerCore::take_next_due)).
+    /// cancelled or not, or `u64::MAX` if it is empty; a bench scheduler
+    /// lowers it first to the time of the event it is about to push. Written
+    /// under the lock, read without it by the driving thread: a lone staged
+    /// event strictly earlier than this is the next step's event, taken
+    /// without the lock (see [`take_next_due`](SchedulerCore::take_next_due)).
     heap_next: AtomicU64,
+    /// The time (in nanoseconds) the driving thread is moving the clock to
+    /// on its lock-free path, announced before it reads `heap_next`; 0
+    /// when its last attempt was abandoned (reset under the lock). While
+    /// it is after the clock, a bench scheduler does not queue anything at
+    /// or before it.
+    advancing: AtomicU64,
     /// Events scheduled on the thread running the simulation, not yet in
     /// `queue` (see [`local`]).
     local: LocalSchedule,
@@ -120,6 +166,34 @@ pub(crate) struct SchedulerCore {
     halt_requested: AtomicBool,
     /// Scheduling sequence of the bench origin.
     bench_seq: AtomicU64,
+    /// Set when the simulation is dropped; every later event is refused.
+    closed: AtomicBool,
+    /// The number of live [`Scheduler`] handles. While there is none, no
+    /// other thread can queue an event during a step (contexts off the
+    /// driving thread exist only with the multi-threaded executor, which
+    /// never stages), and the lock-free step needs no announcement.
+    handles: AtomicUsize,
+}
+
+/// When a bench event is due: resolved against the clock under the lock.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum When {
+    /// At this time.
+    At(SimTime),
+    /// This long after the clock at the moment the event is queued.
+    In(Duration),
+}
+
+impl When {
+    /// The time this means when the clock shows `now`, if after it.
+    #[inline]
+    fn resolve(self, now: SimTime) -> Result<SimTime, SchedulingError> {
+        match self {
+            When::At(time) if time > now => Ok(time),
+            When::At(time) => Err(not_in_future(now, time)),
+            When::In(delay) => future_after(now, delay),
+        }
+    }
 }
 
 impl SchedulerCore {
@@ -128,10 +202,13 @@ impl SchedulerCore {
         SchedulerCore {
             queue: Mutex::new(EventQueue::default()),
             heap_next: AtomicU64::new(u64::MAX),
+            advancing: AtomicU64::new(0),
             local: LocalSchedule::default(),
             time: AtomicU64::new(time.as_nanos()),
             halt_requested: AtomicBool::new(false),
             bench_seq: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
+            handles: AtomicUsize::new(0),
         }
     }
 
@@ -139,7 +216,7 @@ impl SchedulerCore {
     /// this lock).
     pub(crate) fn queue(&self) -> QueueGuard<'_> {
         QueueGuard {
-            queue: self.queue.lock().unwrap_or_else(|e| e.into_inner()),
+            queue: lock(&self.queue),
             heap_next: &self.heap_next,
         }
     }
@@ -150,8 +227,14 @@ impl SchedulerCore {
         SimTime::from_nanos(self.time.load(Ordering::Acquire))
     }
 
-    /// Moves the clock.
-    pub(crate) fn set_time(&self, time: SimTime) {
+    /// Sets the clock of a schedule not shared yet (the bench's start).
+    pub(crate) fn start_at(&self, time: SimTime) {
+        self.time.store(time.as_nanos(), Ordering::Release);
+    }
+
+    /// Moves the clock, under the lock (`_queue`), so that no bench
+    /// scheduler checks its event against the clock in between.
+    fn set_time_locked(&self, _queue: &QueueGuard<'_>, time: SimTime) {
         self.time.store(time.as_nanos(), Ordering::Release);
     }
 
@@ -181,12 +264,7 @@ impl SchedulerCore {
     /// (it cannot move while a model runs).
     #[inline]
     pub(crate) fn future_after(&self, delay: Duration) -> Result<SimTime, SchedulingError> {
-        let now = self.time();
-        match now.checked_add(delay) {
-            Some(time) if time > now => Ok(time),
-            Some(time) => Err(not_in_future(now, time)),
-            None => Err(SchedulingError::TimeOverflow { now, delay }),
-        }
+        future_after(self.time(), delay)
     }
 
     /// Checks that an event can be scheduled at `time`.
@@ -208,24 +286,71 @@ impl SchedulerCore {
         period: Duration,
     ) -> Result<(), SchedulingError> {
         self.check(time)?;
-        if period.is_zero() {
-            return Err(SchedulingError::ZeroPeriod);
-        }
-        Ok(())
+        check_period(period)
     }
 
-    /// Queues `event` at `time` for `origin` after checking the time.
+    /// Queues a bench event `when` says, for `origin`, with `period` if it
+    /// is periodic: resolves and checks its time against the clock and
+    /// pushes it atomically with respect to the steps moving the clock
+    /// (see the type's documentation). Refuses it once the simulation is
+    /// dropped.
     pub(crate) fn schedule(
         &self,
-        time: SimTime,
+        when: When,
+        period: Option<Duration>,
         origin: Origin,
         seq: u64,
         event: Event,
         key: Option<EventKey>,
     ) -> Result<(), SchedulingError> {
-        self.check(time)?;
-        self.queue().push(entry(time, origin, seq, event, key));
-        Ok(())
+        loop {
+            let mut queue = self.queue();
+            if self.closed.load(Ordering::Relaxed) {
+                return Err(SchedulingError::SimulationDropped);
+            }
+            let now = self.time();
+            let time = when.resolve(now)?;
+            if let Some(period) = period {
+                check_period(period)?;
+            }
+            if self.clear_of_lock_free_step(&queue, now, time) {
+                queue.push(entry(time, origin, seq, event, key));
+                return Ok(());
+            }
+            // The driving thread is moving the clock past `time` without
+            // the lock: let it finish, then check against its clock.
+            drop(queue);
+            crate::sync::thread::yield_now();
+        }
+    }
+
+    /// With the lock held (`queue`) and the clock at `now`: lowers the
+    /// published heap top to `time`, then tells whether the driving
+    /// thread's lock-free path cannot move the clock past `time` (false
+    /// while it announces a move to `time` or later that may still
+    /// happen).
+    fn clear_of_lock_free_step(&self, queue: &QueueGuard<'_>, now: SimTime, time: SimTime) -> bool {
+        let top = queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
+        let time = time.as_nanos();
+        // Store, sequentially consistent fence, load, against the driving
+        // thread's store of `advancing`, fence, load of `heap_next`: one of
+        // the two loads sees the other thread's store.
+        self.heap_next.store(top.min(time), Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        let advancing = self.advancing.load(Ordering::Relaxed);
+        advancing <= now.as_nanos() || time > advancing
+    }
+
+    /// Refuses every later bench event and drops the queued ones (outside
+    /// the lock: an event's drop may release a mailbox). Called once, when
+    /// the simulation is dropped.
+    pub(crate) fn close(&self) {
+        let events = {
+            let mut queue = self.queue();
+            self.closed.store(true, Ordering::Relaxed);
+            queue.take_all()
+        };
+        drop(events);
     }
 
     /// Queues a model's event, whose time was checked; also fills an
@@ -277,13 +402,14 @@ impl SchedulerCore {
     /// its origin has one already, for the caller to drop outside the
     /// lock), then, if the earliest event is due no later than `limit`,
     /// moves the clock to its time and moves it and the other events due
-    /// then into `due`, in order. Returns true if it did.
+    /// then into `due`, in order, and returns true.
     ///
     /// On the driving thread, a lone staged event strictly earlier than
     /// everything in the heap (a model scheduling its own next tick) is
-    /// taken without the lock. Otherwise, under one lock, the staged
-    /// events (swapped through the empty buffer `incoming`) move to the
-    /// heap and the due events are taken from it.
+    /// taken without the lock (see [`claim`](SchedulerCore::claim)).
+    /// Otherwise, under one lock, the staged events (swapped through the
+    /// empty buffer `incoming`) move to the heap and the due events are
+    /// taken from it.
     pub(crate) fn take_next_due(
         &self,
         limit: SimTime,
@@ -297,42 +423,76 @@ impl SchedulerCore {
                 let time = only.order.time;
                 // Strictly earlier than the heap's top: the bench's events
                 // of the same time (origin 0) and every model's are in the
-                // heap or staged, so none can come first. The heap's top
-                // is read as of this load: an event another thread pushes
-                // after it is as if pushed after this step took its events
-                // under the lock, which that thread could not tell apart
-                // (it schedules against the clock it read before the
-                // push, in either case). A push before it (in the lock's
-                // order) stored an earlier top before unlocking.
-                if time <= limit
-                    && time.as_nanos() < self.heap_next.load(Ordering::Acquire)
-                    && !only.is_cancelled()
-                {
+                // heap or staged, so none can come first.
+                if time <= limit && !only.is_cancelled() && self.claim(time) {
                     // `due` is empty between steps: swapping the buffers
                     // moves the entry without copying it.
                     debug_assert!(due.is_empty());
                     std::mem::swap(&mut staged.entries, due);
-                    return Some(time);
+                    return true;
                 }
             }
             std::mem::swap(&mut staged.entries, incoming);
-            None
+            false
         });
         match driving {
-            Some(Some(time)) => {
-                self.set_time(time);
-                true
-            }
-            Some(None) => self.take_queued_due(limit, due, incoming, None),
+            Some(true) => true,
+            Some(false) => self.take_queued_due(limit, due, incoming, None),
             None => self.take_queued_due(limit, due, incoming, Some(fired)),
         }
     }
 
+    /// The lock-free move of the clock to `time`, the time of the lone
+    /// staged event: done (true) if `time` is strictly earlier than the
+    /// heap's top. While a [`Scheduler`] handle exists, the move is
+    /// announced in [`advancing`](SchedulerCore::advancing) before the top
+    /// is read, so that a handle on another thread either queued its
+    /// earlier event before the read (then the read sees it and this gives
+    /// up, for the locked path) or sees the announcement (see the type's
+    /// documentation).
+    #[inline]
+    fn claim(&self, time: SimTime) -> bool {
+        let time = time.as_nanos();
+        // No handle: nothing can be queued from elsewhere until this step
+        // ends (a handle is only made by the simulation, which the step
+        // borrows, or cloned from another). Acquire, and read first: what
+        // a dropped handle queued is then in the top read next.
+        let alone = self.handles.load(Ordering::Acquire) == 0;
+        // Not earlier than the top as last published: the locked path,
+        // without announcing anything.
+        if time >= self.heap_next.load(Ordering::Relaxed) {
+            return false;
+        }
+        if alone {
+            self.time.store(time, Ordering::Release);
+            return true;
+        }
+        self.claim_announced(time)
+    }
+
+    /// [`claim`](SchedulerCore::claim) while a handle exists: announces
+    /// the move, then reads the top again. Out of line: benches without a
+    /// handle alive keep few registers live on the lock-free path.
+    #[inline(never)]
+    fn claim_announced(&self, time: u64) -> bool {
+        self.advancing.store(time, Ordering::Relaxed);
+        // Orders the store before the load, against the scheduler's fence
+        // (a fence rather than sequentially consistent accesses: loom
+        // models those as acquire-release only).
+        fence(Ordering::SeqCst);
+        if time >= self.heap_next.load(Ordering::Relaxed) {
+            // The locked path that follows withdraws the announcement.
+            return false;
+        }
+        self.time.store(time, Ordering::Release);
+        true
+    }
+
     /// The locked path of [`take_next_due`](SchedulerCore::take_next_due):
     /// hands `fired` back (`None` when the driving thread's spares took
-    /// it), moves `incoming` to the heap and takes the due events from it.
-    /// Out of line, so that the lock-free path saves and restores few
-    /// registers.
+    /// it), moves `incoming` to the heap, takes the due events from it and
+    /// moves the clock. Out of line, so that the lock-free path saves and
+    /// restores few registers.
     #[inline(never)]
     fn take_queued_due(
         &self,
@@ -342,13 +502,36 @@ impl SchedulerCore {
         fired: Option<&mut Fired>,
     ) -> bool {
         let mut queue = self.queue();
+        // An abandoned lock-free move is withdrawn before the clock moves
+        // here: a scheduler waiting for it may go on.
+        if self.advancing.load(Ordering::Relaxed) != 0 {
+            self.advancing.store(0, Ordering::Relaxed);
+        }
         if let Some(fired) = fired {
             Self::keep_spare(&mut queue.spares, fired);
         }
         let Some(time) = queue.pop_due_with(limit, incoming, due) else {
             return false;
         };
-        self.set_time(time);
+        self.set_time_locked(&queue, time);
+        true
+    }
+
+    /// Moves the clock forward to `time` (`step_until`'s target) unless an
+    /// event is due by then; true if it did. The look at the queue and the
+    /// move are under one lock, so that no bench scheduler queues an event
+    /// before `time` in between. Called after
+    /// [`take_next_due`](SchedulerCore::take_next_due) found nothing due
+    /// by `time`, which left nothing staged: only a handle on another
+    /// thread can have queued something since.
+    pub(crate) fn advance_to(&self, time: SimTime) -> bool {
+        let mut queue = self.queue();
+        if queue.next_time().is_some_and(|next| next <= time) {
+            return false;
+        }
+        if time > self.time() {
+            self.set_time_locked(&queue, time);
+        }
         true
     }
 
@@ -377,9 +560,36 @@ impl SchedulerCore {
         }
     }
 
+    /// The number of events staged or queued, cancelled ones included.
+    pub(crate) fn queued(&self) -> usize {
+        let staged = self.local.with(|staged| staged.entries.len());
+        staged.unwrap_or(0) + self.queue().len()
+    }
+
     /// The next sequence number of the bench origin.
     fn next_bench_seq(&self) -> u64 {
         self.bench_seq.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// Closes the schedule of a simulation when the simulation is dropped: its
+/// [`Scheduler`] handles then refuse events, and its queued events are
+/// released.
+pub(crate) struct Owner {
+    /// The schedule closed on drop.
+    core: Arc<SchedulerCore>,
+}
+
+impl Owner {
+    /// Closes `core` when dropped.
+    pub(crate) fn new(core: Arc<SchedulerCore>) -> Self {
+        Owner { core }
+    }
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        self.core.close();
     }
 }
 
@@ -409,11 +619,31 @@ impl DerefMut for QueueGuard<'_> {
 impl Drop for QueueGuard<'_> {
     fn drop(&mut self) {
         // Still under the lock (the field unlocks after this runs), so the
-        // stores are in the lock's order; Release pairs with the driving
-        // thread's Acquire load.
+        // stores are in the lock's order. The driving thread reads the value
+        // only (see `SchedulerCore::claim` for what orders it against other
+        // threads' pushes).
         let next = self.queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
         self.heap_next.store(next, Ordering::Release);
     }
+}
+
+/// `now + delay` if that is strictly after `now`, or the error.
+#[inline]
+fn future_after(now: SimTime, delay: Duration) -> Result<SimTime, SchedulingError> {
+    match now.checked_add(delay) {
+        Some(time) if time > now => Ok(time),
+        Some(time) => Err(not_in_future(now, time)),
+        None => Err(SchedulingError::TimeOverflow { now, delay }),
+    }
+}
+
+/// Checks the period of a periodic event.
+#[inline]
+fn check_period(period: Duration) -> Result<(), SchedulingError> {
+    if period.is_zero() {
+        return Err(SchedulingError::ZeroPeriod);
+    }
+    Ok(())
 }
 
 /// The error for an event asked for at `requested`, not after `now`.
@@ -443,14 +673,35 @@ pub(crate) fn entry(
 /// Obtained from [`Simulation::scheduler`](crate::Simulation::scheduler);
 /// cheap to clone. Events scheduled here come before same-time events
 /// scheduled by models.
-#[derive(Clone)]
+///
+/// A handle can be used from any thread, also while another thread runs
+/// the simulation: an event is checked against the clock and queued
+/// atomically with respect to the steps that move the clock, which
+/// therefore never goes backwards. Once its simulation is dropped, a
+/// handle refuses events ([`SchedulingError::SimulationDropped`]).
 pub struct Scheduler {
     /// The shared schedule.
     core: Arc<SchedulerCore>,
 }
 
+impl Clone for Scheduler {
+    fn clone(&self) -> Self {
+        Scheduler::new(self.core.clone())
+    }
+}
+
+impl Drop for Scheduler {
+    fn drop(&mut self) {
+        // Release: what this handle queued is published to a step that
+        // then sees no handle (see `SchedulerCore::claim`).
+        self.core.handles.fetch_sub(1, Ordering::Release);
+    }
+}
+
 impl Scheduler {
+    /// A handle on `core`, counted in its `handles`.
     pub(crate) fn new(core: Arc<SchedulerCore>) -> Self {
+        core.handles.fetch_add(1, Ordering::Relaxed);
         Scheduler { core }
     }
 
@@ -461,7 +712,7 @@ impl Scheduler {
 
     /// Schedules `event` at `time`.
     pub fn schedule(&self, time: SimTime, event: Event) -> Result<(), SchedulingError> {
-        self.schedule_entry(time, event, None, None)
+        self.schedule_entry(When::At(time), event, None, None)
     }
 
     /// Schedules `payload` for `port` of the model at `address`, at `time`.
@@ -480,7 +731,9 @@ impl Scheduler {
     }
 
     /// Schedules `payload` for `port` of the model at `address`, `delay`
-    /// from now.
+    /// from now. "Now" is the clock as the event is queued, even while
+    /// another thread runs the simulation: a positive delay is never
+    /// refused as not in the future.
     pub fn schedule_in<T, P>(
         &self,
         delay: Duration,
@@ -492,8 +745,8 @@ impl Scheduler {
         T: Send + 'static,
         P: InputFor<T>,
     {
-        let time = self.core.time_after(delay)?;
-        self.schedule_event(time, port, payload, address)
+        let event = Event::new(port, payload, address);
+        self.schedule_entry(When::In(delay), event, None, None)
     }
 
     /// Like [`schedule_event`](Scheduler::schedule_event), returning a key
@@ -509,10 +762,7 @@ impl Scheduler {
         T: Send + 'static,
         P: InputFor<T>,
     {
-        let key = EventKey::new();
-        let event = Event::new(port, payload, address);
-        self.schedule_entry(time, event, Some(key.clone()), None)?;
-        Ok(key)
+        self.schedule_keyed(time, Event::new(port, payload, address))
     }
 
     /// Like [`schedule_in`](Scheduler::schedule_in), returning a key that
@@ -528,15 +778,17 @@ impl Scheduler {
         T: Send + 'static,
         P: InputFor<T>,
     {
-        let time = self.core.time_after(delay)?;
-        self.schedule_keyed_event(time, port, payload, address)
+        let key = EventKey::new();
+        let event = Event::new(port, payload, address);
+        self.schedule_entry(When::In(delay), event, Some(key.clone()), None)?;
+        Ok(key)
     }
 
     /// Like [`schedule`](Scheduler::schedule), returning a key that cancels
     /// the event (e.g. an [`EventSource`](crate::EventSource) event).
     pub fn schedule_keyed(&self, time: SimTime, event: Event) -> Result<EventKey, SchedulingError> {
         let key = EventKey::new();
-        self.schedule_entry(time, event, Some(key.clone()), None)?;
+        self.schedule_entry(When::At(time), event, Some(key.clone()), None)?;
         Ok(key)
     }
 
@@ -554,10 +806,7 @@ impl Scheduler {
         T: Clone + Send + 'static,
         P: InputFor<T>,
     {
-        let key = EventKey::new();
-        let event = Event::periodic(port, payload, address, period);
-        self.schedule_entry(time, event, Some(key.clone()), Some(period))?;
-        Ok(key)
+        self.schedule_periodic(When::At(time), period, port, payload, address)
     }
 
     /// Like [`schedule_periodic_event`](Scheduler::schedule_periodic_event),
@@ -574,8 +823,7 @@ impl Scheduler {
         T: Clone + Send + 'static,
         P: InputFor<T>,
     {
-        let time = self.core.time_after(delay)?;
-        self.schedule_periodic_event(time, period, port, payload, address)
+        self.schedule_periodic(When::In(delay), period, port, payload, address)
     }
 
     /// Asks the simulation to stop after the current time step; the running
@@ -584,12 +832,31 @@ impl Scheduler {
         self.core.request_halt();
     }
 
+    /// The body of the periodic schedule methods.
+    fn schedule_periodic<T, P>(
+        &self,
+        when: When,
+        period: Duration,
+        port: P,
+        payload: T,
+        address: impl IntoAddress<P::Model>,
+    ) -> Result<EventKey, SchedulingError>
+    where
+        T: Clone + Send + 'static,
+        P: InputFor<T>,
+    {
+        let key = EventKey::new();
+        let event = Event::periodic(port, payload, address, period);
+        self.schedule_entry(when, event, Some(key.clone()), Some(period))?;
+        Ok(key)
+    }
+
     /// Queues `event` (periodic if it has a `period`) under the bench
     /// origin, after checking its recipient, its time and its period, in
     /// that order.
     fn schedule_entry(
         &self,
-        time: SimTime,
+        when: When,
         event: Event,
         key: Option<EventKey>,
         period: Option<Duration>,
@@ -600,11 +867,9 @@ impl Scheduler {
                 port: unbound.port,
             });
         }
-        if let Some(period) = period {
-            self.core.check_periodic(time, period)?;
-        }
         let seq = self.core.next_bench_seq();
-        self.core.schedule(time, BENCH_ORIGIN, seq, event, key)
+        self.core
+            .schedule(when, period, BENCH_ORIGIN, seq, event, key)
     }
 }
 
@@ -617,7 +882,9 @@ impl fmt::Debug for Scheduler {
     }
 }
 
-#[cfg(all(test, not(causim_loom)))]
+#[cfg(all(test, causim_loom))]
+mod loom_tests;
+#[cfg(test)]
 mod tagged;
 #[cfg(all(test, not(causim_loom)))]
 mod tests;

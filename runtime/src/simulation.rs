@@ -35,7 +35,7 @@ use crate::ports::{QuerySource, ReplierFor, Requestor};
 use crate::scheduler::action::Action;
 use crate::scheduler::local::Driving;
 use crate::scheduler::queue::{Entry, Fired, BENCH_ORIGIN};
-use crate::scheduler::{Event, Scheduler, SchedulerCore};
+use crate::scheduler::{Event, Owner, Scheduler, SchedulerCore};
 use crate::time::SimTime;
 
 /// A running bench.
@@ -69,13 +69,16 @@ pub struct Simulation {
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
+    /// Closes the schedule when the simulation is dropped: its `Scheduler`
+    /// handles then refuse events.
+    _owner: Owner,
 }
 
 impl Simulation {
     pub(crate) fn new(core: Arc<SchedulerCore>, timeout: Option<Duration>, threads: usize) -> Self {
         Simulation {
             executor: Executor::new(threads),
-            core,
+            core: core.clone(),
             timeout,
             fatal: None,
             due: Vec::new(),
@@ -84,6 +87,7 @@ impl Simulation {
             fired: None,
             pending_unbound: None,
             not_sync: PhantomData,
+            _owner: Owner::new(core),
         }
     }
 
@@ -107,6 +111,15 @@ impl Simulation {
     pub fn next_event_time(&self) -> Option<SimTime> {
         let _driving = self.drive();
         self.core.next_time()
+    }
+
+    /// The number of scheduled events waiting, including cancelled ones
+    /// not reclaimed yet (a diagnostic: the queue drops cancelled events
+    /// when they come due, or in bulk whenever the queue has doubled since
+    /// the last time).
+    pub fn queued_events(&self) -> usize {
+        let _driving = self.drive();
+        self.core.queued()
     }
 
     /// Processes the next time step: moves the clock to the earliest
@@ -135,12 +148,17 @@ impl Simulation {
         }
         let deadline = self.deadline();
         let _driving = self.drive();
-        while self.take_next_due(time) {
-            self.process_due(deadline)?;
-            self.check_halt()?;
+        loop {
+            while self.take_next_due(time) {
+                self.process_due(deadline)?;
+                self.check_halt()?;
+            }
+            // Under the lock, unless a handle on another thread queued an
+            // event by `time` since the last look.
+            if self.core.advance_to(time) {
+                return Ok(());
+            }
         }
-        self.core.set_time(time);
-        Ok(())
     }
 
     /// Processes every time step in the next `duration`, then moves the

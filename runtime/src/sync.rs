@@ -43,12 +43,12 @@ pub(crate) mod work_queue {
 pub(crate) mod atomic {
     #[cfg(not(causim_loom))]
     pub(crate) use std::sync::atomic::{
-        fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
+        fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
 
     #[cfg(causim_loom)]
     pub(crate) use loom::sync::atomic::{
-        fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
+        fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
 }
 

@@ -6,8 +6,9 @@ use std::sync::Arc;
 /// A handle that cancels a keyed or periodic event.
 ///
 /// Cancelling is O(1): the event stays in the queue and is skipped when its
-/// time comes. Cancelling an event that already fired, or twice, does
-/// nothing. Clones cancel the same event.
+/// time comes, or dropped earlier when the queue compacts (whenever it has
+/// doubled in length). Cancelling an event that already fired, or twice,
+/// does nothing. Clones cancel the same event.
 #[derive(Debug, Clone)]
 pub struct EventKey {
     /// Set once the event is cancelled.

@@ -14,6 +14,16 @@
 //!
 //! An entry is kept small (the period of a periodic event lives in its
 //! action) because the heap moves entries on every push and pop.
+//!
+//! Cancelling only flips the key's flag, so a cancelled event stays in the
+//! heap until it reaches the top. A model that keeps arming and cancelling
+//! far-future timeouts would then grow the heap without bound; instead,
+//! whenever the heap has doubled since it was last compacted, the cancelled
+//! entries are dropped and the heap rebuilt. Each compaction costs the
+//! heap's length, after at least half that many pushes: O(1) amortised per
+//! push, and the heap never holds more than twice the live events it kept
+//! at its last compaction (or [`COMPACT_MIN`]). The order of events is their key, so a rebuilt
+//! heap delivers them in the same order.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -77,19 +87,60 @@ impl Ord for Entry {
     }
 }
 
+/// The heap length below which it is never compacted.
+pub(crate) const COMPACT_MIN: usize = 1024;
+
 /// A min-queue of scheduled events, with spare actions for reuse.
-#[derive(Default)]
 pub(crate) struct EventQueue {
     /// The events, earliest on top.
     heap: BinaryHeap<Entry>,
+    /// The heap length at which its cancelled entries are dropped next:
+    /// twice its length after the last compaction, at least
+    /// [`COMPACT_MIN`].
+    compact_at: usize,
     /// Fired actions for contexts that schedule under the lock.
     pub(crate) spares: Spares,
 }
 
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            heap: BinaryHeap::new(),
+            compact_at: COMPACT_MIN,
+            spares: Spares::default(),
+        }
+    }
+}
+
 impl EventQueue {
     /// Adds an event.
+    #[inline]
     pub(crate) fn push(&mut self, entry: Entry) {
         self.heap.push(entry);
+        self.compact_if_grown();
+    }
+
+    /// Drops the cancelled entries once the heap has doubled since the
+    /// last time.
+    #[inline]
+    fn compact_if_grown(&mut self) {
+        if self.heap.len() >= self.compact_at {
+            self.compact();
+        }
+    }
+
+    /// Drops the cancelled entries and rebuilds the heap.
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self) {
+        self.heap.retain(|entry| !entry.is_cancelled());
+        self.compact_at = (2 * self.heap.len()).max(COMPACT_MIN);
+    }
+
+    /// Takes every queued event out, leaving the queue empty.
+    pub(crate) fn take_all(&mut self) -> BinaryHeap<Entry> {
+        self.compact_at = COMPACT_MIN;
+        std::mem::take(&mut self.heap)
     }
 
     /// The time of the earliest event, cancelled or not.
@@ -168,6 +219,7 @@ impl EventQueue {
             }
         }
         self.heap.extend(incoming.drain(..));
+        self.compact_if_grown();
         self.pop_due(limit, due)
     }
 }

@@ -74,7 +74,8 @@ fn a_staged_event_not_before_the_heap_goes_through_the_lock() {
     let core = SchedulerCore::new(SimTime::ZERO);
     let at = SimTime::from_secs(1);
     // From the bench: same time, earlier origin.
-    core.schedule(at, BENCH_ORIGIN, 0, event(1), None).unwrap();
+    core.schedule(When::At(at), None, BENCH_ORIGIN, 0, event(1), None)
+        .unwrap();
     let _driving = core.drive();
     let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), None);
     core.schedule_checked_from_model(entry(at, 1, 0, event(2), None), &mut spare);
@@ -101,4 +102,49 @@ fn another_thread_queues_under_the_lock_and_keeps_fired_boxes_there() {
         &mut spare,
     );
     assert_eq!(spare.as_mut().map(tag), Some(10));
+}
+
+#[test]
+fn advancing_to_a_target_moves_the_clock_unless_an_event_is_due_by_then() {
+    let core = SchedulerCore::new(SimTime::ZERO);
+    let (mut due, mut incoming, mut fired) = (Vec::new(), Vec::new(), None);
+    let later = SimTime::from_secs(9);
+    core.schedule(When::At(later), None, BENCH_ORIGIN, 0, event(1), None)
+        .unwrap();
+    assert!(!core.advance_to(later), "an event is due by then");
+    assert_eq!(core.time(), SimTime::ZERO);
+    let target = SimTime::from_secs(3);
+    assert!(core.advance_to(target));
+    assert_eq!(core.time(), target);
+    // A relative bench event counts from the new clock.
+    let delay = Duration::from_secs(1);
+    core.schedule(When::In(delay), None, BENCH_ORIGIN, 1, event(2), None)
+        .unwrap();
+    assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut fired));
+    assert_eq!((core.time(), tags(&mut due)), (target + delay, vec![2]));
+}
+
+#[test]
+fn a_closed_schedule_refuses_bench_events_and_drops_the_queued_ones() {
+    let core = SchedulerCore::new(SimTime::ZERO);
+    let at = When::At(SimTime::from_secs(1));
+    core.schedule(at, None, BENCH_ORIGIN, 0, event(1), None)
+        .unwrap();
+    core.close();
+    assert_eq!(core.queued(), 0);
+    let refused = core.schedule(at, None, BENCH_ORIGIN, 1, event(2), None);
+    assert_eq!(refused, Err(SchedulingError::SimulationDropped));
+}
+
+#[test]
+fn scheduler_handles_are_counted_for_the_lock_free_step() {
+    let core = Arc::new(SchedulerCore::new(SimTime::ZERO));
+    let handles = || core.handles.load(Ordering::Relaxed);
+    let first = Scheduler::new(core.clone());
+    let second = first.clone();
+    assert_eq!(handles(), 2);
+    drop(first);
+    assert_eq!(handles(), 1);
+    drop(second);
+    assert_eq!(handles(), 0);
 }

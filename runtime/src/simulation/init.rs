@@ -198,7 +198,7 @@ impl SimInit {
         if !self.missing.is_empty() {
             return Err(SimulationError::MissingConnections(self.missing));
         }
-        self.core.set_time(start);
+        self.core.start_at(start);
         let mut simulation = Simulation::new(self.core, self.timeout, self.threads);
         for model in self.models {
             simulation.executor.spawn(model.future, model.probe);

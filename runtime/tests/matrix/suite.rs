@@ -16,6 +16,8 @@
 
 #[path = "../backpressure.rs"]
 mod backpressure;
+#[path = "../clock.rs"]
+mod clock;
 #[path = "../deadlock.rs"]
 mod deadlock;
 #[path = "../fan.rs"]

@@ -95,3 +95,50 @@ fn an_origin_keeps_one_spare() {
     assert!(queue.spares.take(3).is_none());
     assert_eq!(queue.spares.take(1).as_mut().map(tag), Some(3));
 }
+
+#[test]
+fn cancelled_events_do_not_pile_up() {
+    let mut queue = EventQueue::default();
+    // A few live events, then a long run of timeouts armed and cancelled
+    // far in the future, as a cancel-heavy model does.
+    for seq in 0..10 {
+        queue.push(entry(1, 1, seq, seq as u32, None));
+    }
+    let mut most = 0;
+    for seq in 10..100_000 {
+        let key = EventKey::new();
+        queue.push(entry(1_000_000 + seq, 2, seq, 0, Some(key.clone())));
+        key.cancel();
+        most = most.max(queue.len());
+    }
+    assert!(most <= COMPACT_MIN, "the queue grew to {most} entries");
+    // Only the live events come out, in order.
+    assert_eq!(drain(&mut queue), vec![(0..10).collect::<Vec<_>>()]);
+}
+
+#[test]
+fn compaction_keeps_the_order_of_live_events() {
+    let mut queue = EventQueue::default();
+    let mut keys = Vec::new();
+    // Live events of two origins at two times, interleaved with cancelled
+    // ones, enough to compact several times.
+    for seq in 0..(4 * COMPACT_MIN as u64) {
+        let (secs, origin) = (1 + seq % 2, 1 + (seq % 3) as Origin);
+        let key = EventKey::new();
+        queue.push(entry(secs, origin, seq, seq as u32, Some(key.clone())));
+        if seq % 4 != 0 {
+            key.cancel();
+        }
+        keys.push(key);
+    }
+    assert!(queue.len() < 4 * COMPACT_MIN, "compacted at least once");
+    let mut expected: Vec<(u64, Origin, u64)> = (0..(4 * COMPACT_MIN as u64))
+        .filter(|seq| seq % 4 == 0)
+        .map(|seq| (1 + seq % 2, 1 + (seq % 3) as Origin, seq))
+        .collect();
+    expected.sort();
+    let steps = drain(&mut queue);
+    let delivered: Vec<u32> = steps.into_iter().flatten().collect();
+    let expected: Vec<u32> = expected.into_iter().map(|(_, _, seq)| seq as u32).collect();
+    assert_eq!(delivered, expected);
+}
