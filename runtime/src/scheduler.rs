@@ -618,6 +618,4 @@ impl fmt::Debug for Scheduler {
 }
 
 #[cfg(all(test, not(causim_loom)))]
-mod tagged;
-#[cfg(all(test, not(causim_loom)))]
 mod tests;
