@@ -245,8 +245,9 @@ impl<T> Channel<T> {
     /// [`poll_pop`](Channel::poll_pop) when the queue looked empty: parks,
     /// or registers and looks again. Inlined too: a model that drains its
     /// mailbox one message per poll (a ring, pinball with few balls)
-    /// comes here on every hop, and an out-of-line call cost those ~1.5 %
-    /// more instructions than it saved busy models.
+    /// comes here on every hop, and an out-of-line call cost those more
+    /// instructions than it saved busy models (see `docs/benchmarks.md`,
+    /// "Measurements behind code decisions").
     ///
     /// # Safety
     ///

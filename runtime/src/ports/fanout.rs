@@ -24,10 +24,11 @@ pub(crate) struct Fanout<T> {
 ///
 /// Two or more are a boxed `Vec` rather than a `Vec` in place: a `Vec`'s
 /// capacity has unused values that the compiler would borrow to encode the
-/// variant, so telling the one-connection case apart would cost about ten
-/// instructions per send instead of one comparison. (A boxed slice has no
-/// capacity either, but growing it by one reallocates the whole list:
-/// wiring an event source to 10⁶ models took 4 s instead of 0.1.)
+/// variant, so telling the one-connection case apart would cost a decode
+/// of that encoding per send instead of one comparison. (A boxed slice has
+/// no capacity either, but growing it by one reallocates the whole list,
+/// which makes wiring an event source to many models quadratic; figures in
+/// `docs/benchmarks.md`, "Measurements behind code decisions".)
 enum Targets<T> {
     /// No connection.
     None,
@@ -129,7 +130,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
     ///
     /// Matches the one-connection case on the list itself, without going
     /// through a slice: that is a single comparison, where decoding the
-    /// enum into a slice first costs about ten instructions per send.
+    /// enum into a slice first costs several instructions per send.
     #[inline]
     pub(crate) fn poll_send(&self, send: &mut FanoutSend<T>, cx: &mut Context<'_>) -> Poll<()> {
         match &self.targets {
