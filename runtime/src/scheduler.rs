@@ -884,7 +884,6 @@ impl fmt::Debug for Scheduler {
 
 #[cfg(all(test, causim_loom))]
 mod loom_tests;
-#[cfg(test)]
-mod tagged;
+
 #[cfg(all(test, not(causim_loom)))]
 mod tests;

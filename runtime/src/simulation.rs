@@ -341,9 +341,9 @@ impl Simulation {
     /// The step's layers (this, `deliver_due`, `fire_while_room`,
     /// `file_delivered`, `settle`, and the executor's `enter` and `run`
     /// dispatch) are forced inline into the loop that calls them: each call
-    /// cost about 20 instructions of register saves and restores, and a
-    /// step of one event went from 865 to 777 instructions (callgrind,
-    /// `scheduler-chain`; `docs/benchmarks.md`).
+    /// cost register saves and restores on every step, a measurable share
+    /// of a step of one event (see `docs/benchmarks.md`, "Measurements
+    /// behind code decisions").
     #[inline(always)]
     fn process_due(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
         let outcome = self.deliver_due(deadline);

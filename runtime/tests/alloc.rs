@@ -99,6 +99,7 @@ fn single_threaded() -> SimInit {
 
 /// Sends N values through an output (to two sinks), or makes N requests
 /// (to two repliers), or N single-replier requests, in one message.
+#[model]
 struct Looper {
     out: Output<u64>,
     req: Requestor<u64, u64>,
@@ -106,13 +107,16 @@ struct Looper {
     acc: u64,
 }
 
+#[model]
 impl Looper {
+    #[input]
     async fn sends(&mut self, n: u64, _cx: &mut Context<Self>) {
         for i in 0..n {
             self.out.send(i).await;
         }
     }
 
+    #[input]
     async fn requests(&mut self, n: u64, _cx: &mut Context<Self>) {
         for i in 0..n {
             let replies = self.req.send(i).await;
@@ -120,6 +124,7 @@ impl Looper {
         }
     }
 
+    #[input]
     async fn uni_requests(&mut self, n: u64, _cx: &mut Context<Self>) {
         for i in 0..n {
             let reply = self.uni.send(i).await;
@@ -128,41 +133,36 @@ impl Looper {
     }
 }
 
-hand_model! {
-    Looper, LooperMessage, LooperPorts;
-    inputs { sends: u64, requests: u64, uni_requests: u64 }
-    repliers {}
-}
-
 /// Sums what it receives; answers requests with its sum.
+#[model]
 struct Summer {
     sum: u64,
 }
 
+#[model]
 impl Summer {
+    #[input]
     async fn input(&mut self, x: u64, _cx: &mut Context<Self>) {
         self.sum = self.sum.wrapping_add(x);
     }
 
+    #[replier]
     async fn reply(&mut self, x: u64, _cx: &mut Context<Self>) -> u64 {
         self.sum = self.sum.wrapping_add(x);
         self.sum
     }
 }
 
-hand_model! {
-    Summer, SummerMessage, SummerPorts;
-    inputs { input: u64 }
-    repliers { reply: u64 => u64 }
-}
-
 /// Ticks `left` times, scheduling each next tick one second later.
+#[model]
 struct Ticker {
     left: u64,
     ticks: u64,
 }
 
+#[model]
 impl Ticker {
+    #[input]
     async fn tick(&mut self, _: (), cx: &mut Context<Self>) {
         self.ticks += 1;
         if self.left > 0 {
@@ -172,19 +172,15 @@ impl Ticker {
         }
     }
 
+    #[replier]
     async fn count(&mut self, _: (), _cx: &mut Context<Self>) -> u64 {
         self.ticks
     }
 
+    #[input]
     async fn more(&mut self, n: u64, _cx: &mut Context<Self>) {
         self.left = n;
     }
-}
-
-hand_model! {
-    Ticker, TickerMessage, TickerPorts;
-    inputs { tick: (), more: u64 }
-    repliers { count: () => u64 }
 }
 
 /// A self-scheduling model: N time steps cost no allocation at all once

@@ -46,6 +46,7 @@ fn bench_index(n: usize) -> usize {
 }
 
 /// A relay node.
+#[model]
 struct Node {
     /// Its index.
     id: usize,
@@ -59,7 +60,9 @@ struct Node {
     sent: Arc<AtomicU64>,
 }
 
+#[model]
 impl Node {
+    #[input]
     async fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
         self.log.push(cx.name(), cx.time(), msg.clone());
         for (mine, theirs) in self.clock.iter_mut().zip(&msg.clock) {
@@ -81,12 +84,6 @@ impl Node {
             child.send(relayed).await;
         }
     }
-}
-
-hand_model! {
-    Node, NodeMessage, NodePorts;
-    inputs { receive: Msg }
-    repliers {}
 }
 
 /// A random bench: the DAG, mailbox capacity and bench events.

@@ -25,6 +25,7 @@ const IN_FLIGHT: u64 = 64;
 
 /// Ticks itself every few nanoseconds and takes pokes from the other
 /// thread; counts every time its context's clock went backwards.
+#[model]
 struct Watcher {
     /// The latest time the context showed.
     last: SimTime,
@@ -55,7 +56,11 @@ impl Watcher {
         }
         self.last = now;
     }
+}
 
+#[model]
+impl Watcher {
+    #[input]
     async fn tick(&mut self, _: (), cx: &mut Context<Self>) {
         self.observe(cx);
         self.seed = self.seed.wrapping_mul(6364136223846793005).wrapping_add(1);
@@ -64,16 +69,11 @@ impl Watcher {
             .expect("a positive delay is in the future");
     }
 
+    #[input]
     async fn poke(&mut self, _: (), cx: &mut Context<Self>) {
         self.observe(cx);
         self.poked.fetch_add(1, Ordering::Relaxed);
     }
-}
-
-hand_model! {
-    Watcher, WatcherMessage, WatcherPorts;
-    inputs { tick: (), poke: () }
-    repliers {}
 }
 
 /// What one race saw.

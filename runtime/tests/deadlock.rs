@@ -8,24 +8,22 @@ use common::*;
 use causim::simulation::{BlockedModel, WaitingFor};
 
 /// Asks its own replier: a reply that can never come.
+#[model]
 struct Narcissus {
     req: Requestor<(), u32>,
 }
 
+#[model]
 impl Narcissus {
+    #[input]
     async fn go(&mut self, _: (), _cx: &mut Context<Self>) {
         let _ = self.req.send(()).await.count();
     }
 
+    #[replier]
     async fn value(&mut self, _: (), _cx: &mut Context<Self>) -> u32 {
         1
     }
-}
-
-hand_model! {
-    Narcissus, NarcissusMessage, NarcissusPorts;
-    inputs { go: () }
-    repliers { value: () => u32 }
 }
 
 fn narcissus_bench() -> (Simulation, Address<Narcissus>) {
@@ -104,24 +102,22 @@ fn scheduled_self_request_is_a_deadlock_at_its_time() {
 }
 
 /// Each replier asks the other model before answering.
+#[model]
 struct Mutual {
     req: Requestor<u32, u32>,
 }
 
+#[model]
 impl Mutual {
+    #[input]
     async fn go(&mut self, n: u32, _cx: &mut Context<Self>) {
         let _ = self.req.send(n).await.count();
     }
 
+    #[replier]
     async fn ask(&mut self, n: u32, _cx: &mut Context<Self>) -> u32 {
         self.req.send(n + 1).await.sum()
     }
-}
-
-hand_model! {
-    Mutual, MutualMessage, MutualPorts;
-    inputs { go: u32 }
-    repliers { ask: u32 => u32 }
 }
 
 #[test]
@@ -171,18 +167,16 @@ fn two_models_requesting_each_other_is_a_deadlock() {
 #[test]
 fn bench_query_into_a_self_requesting_replier_is_a_deadlock() {
     /// A replier that asks itself before answering.
+    #[model]
     struct Loop {
         req: Requestor<(), u32>,
     }
+    #[model]
     impl Loop {
+        #[replier]
         async fn value(&mut self, _: (), _cx: &mut Context<Self>) -> u32 {
             self.req.send(()).await.sum()
         }
-    }
-    hand_model! {
-        Loop, LoopMessage, LoopPorts;
-        inputs {}
-        repliers { value: () => u32 }
     }
 
     let mbox = Mailbox::new();
@@ -216,22 +210,19 @@ fn bench_query_into_a_self_requesting_replier_is_a_deadlock() {
 
 /// On each message, sends three to its peer: with capacity-1 mailboxes the
 /// two soon wait on each other's full mailbox.
+#[model]
 struct Burst {
     out: Output<u32>,
 }
 
+#[model]
 impl Burst {
+    #[input]
     async fn input(&mut self, n: u32, _cx: &mut Context<Self>) {
         for i in 0..3 {
             self.out.send(n * 3 + i).await;
         }
     }
-}
-
-hand_model! {
-    Burst, BurstMessage, BurstPorts;
-    inputs { input: u32 }
-    repliers {}
 }
 
 #[test]
@@ -288,22 +279,19 @@ fn zero_capacity_mailbox_holds_one_message() {
 }
 
 /// Sends `n` messages to itself while handling one.
+#[model]
 struct SelfFeeder {
     out: Output<u32>,
 }
 
+#[model]
 impl SelfFeeder {
+    #[input]
     async fn input(&mut self, n: u32, _cx: &mut Context<Self>) {
         for _ in 0..n {
             self.out.send(0).await;
         }
     }
-}
-
-hand_model! {
-    SelfFeeder, SelfFeederMessage, SelfFeederPorts;
-    inputs { input: u32 }
-    repliers {}
 }
 
 #[test]

@@ -36,6 +36,7 @@ impl Rng {
 type Record = (String, SimTime, u32, u64, u64);
 
 /// A node of the random bench.
+#[model]
 struct Node {
     out: Output<(u32, u64)>,
     req: Requestor<u64, u64>,
@@ -44,7 +45,9 @@ struct Node {
     trace: Log<Record>,
 }
 
+#[model]
 impl Node {
+    #[input]
     async fn input(&mut self, (hops, value): (u32, u64), cx: &mut Context<Self>) {
         self.state = self
             .state
@@ -76,16 +79,11 @@ impl Node {
         );
     }
 
+    #[replier]
     async fn peek(&mut self, x: u64, _cx: &mut Context<Self>) -> u64 {
         self.state = self.state.rotate_left(13) ^ x;
         self.state
     }
-}
-
-hand_model! {
-    Node, NodeMessage, NodePorts;
-    inputs { input: (u32, u64) }
-    repliers { peek: u64 => u64 }
 }
 
 const NODES: usize = 20;

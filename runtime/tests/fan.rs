@@ -41,21 +41,18 @@ impl Clone for Tracked {
 }
 
 /// Records `(id, is original)` of what it receives.
+#[model]
 struct TrackedSink {
     log: Log<(u32, bool)>,
 }
 
+#[model]
 impl TrackedSink {
+    #[input]
     async fn input(&mut self, value: Tracked, cx: &mut Context<Self>) {
         self.log
             .push(cx.name(), cx.time(), (value.id, value.original));
     }
-}
-
-hand_model! {
-    TrackedSink, TrackedSinkMessage, TrackedSinkPorts;
-    inputs { input: Tracked }
-    repliers {}
 }
 
 #[test]

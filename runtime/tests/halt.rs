@@ -6,13 +6,16 @@ mod common;
 use common::*;
 
 /// Records ticks; halts the simulation when it receives `halt_at`.
+#[model]
 struct Halter {
     log: Log<u32>,
     out: Output<u32>,
     halt_on: u32,
 }
 
+#[model]
 impl Halter {
+    #[input]
     async fn tick(&mut self, n: u32, cx: &mut Context<Self>) {
         self.log.push(cx.name(), cx.time(), n);
         if n == self.halt_on {
@@ -21,12 +24,6 @@ impl Halter {
         // Messages caused in the halting step are still processed in it.
         self.out.send(n).await;
     }
-}
-
-hand_model! {
-    Halter, HalterMessage, HalterPorts;
-    inputs { tick: u32 }
-    repliers {}
 }
 
 struct Bench {

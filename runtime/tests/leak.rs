@@ -97,6 +97,7 @@ fn live() -> (isize, isize) {
 /// Ticks on its own events: every tick schedules the next one, plus a
 /// keyed event that the following tick cancels, and one that stays
 /// pending; answers how many ticks it saw.
+#[model]
 struct Ticker {
     /// Ticks seen.
     ticks: u64,
@@ -104,7 +105,9 @@ struct Ticker {
     pending: Option<EventKey>,
 }
 
+#[model]
 impl Ticker {
+    #[input]
     async fn tick(&mut self, _: (), cx: &mut Context<Self>) {
         self.ticks += 1;
         if let Some(key) = self.pending.take() {
@@ -120,18 +123,14 @@ impl Ticker {
         drop(cx.schedule_keyed_in(Duration::from_secs(3600), Self::ports().tick, ()));
     }
 
+    #[replier]
     async fn count(&mut self, _: (), _cx: &mut Context<Self>) -> u64 {
         self.ticks
     }
 }
 
-hand_model! {
-    Ticker, TickerMessage, TickerPorts;
-    inputs { tick: () }
-    repliers { count: () => u64 }
-}
-
 /// Panics on its second message, after sending the first on.
+#[model]
 struct Fragile {
     /// Where the first message goes.
     out: Output<u64>,
@@ -139,18 +138,14 @@ struct Fragile {
     seen: u64,
 }
 
+#[model]
 impl Fragile {
+    #[input]
     async fn input(&mut self, value: u64, _cx: &mut Context<Self>) {
         self.seen += 1;
         assert!(self.seen < 2, "fragile model broke on {value}");
         self.out.send(value).await;
     }
-}
-
-hand_model! {
-    Fragile, FragileMessage, FragilePorts;
-    inputs { input: u64 }
-    repliers {}
 }
 
 /// Number of forwarders in the chain.

@@ -6,11 +6,13 @@ mod common;
 use common::*;
 
 /// Panics when told to, with a message naming the value.
+#[model]
 struct Fragile {
     out: Output<u32>,
     panic_in_init: bool,
 }
 
+#[model]
 impl Fragile {
     fn new() -> Self {
         Fragile {
@@ -19,6 +21,7 @@ impl Fragile {
         }
     }
 
+    #[input]
     async fn input(&mut self, n: u32, _cx: &mut Context<Self>) {
         if n == 13 {
             panic!("unlucky number {n}");
@@ -26,6 +29,7 @@ impl Fragile {
         self.out.send(n).await;
     }
 
+    #[replier]
     async fn check(&mut self, n: u32, _cx: &mut Context<Self>) -> u32 {
         if n == 0 {
             panic!("division by zero requested");
@@ -33,18 +37,12 @@ impl Fragile {
         100 / n
     }
 
+    #[init]
     async fn setup(&mut self, _cx: &mut Context<Self>) {
         if self.panic_in_init {
             panic!("cannot start");
         }
     }
-}
-
-hand_model! {
-    Fragile, FragileMessage, FragilePorts;
-    inputs { input: u32 }
-    repliers { check: u32 => u32 }
-    init setup;
 }
 
 fn assert_stays_failed(simu: &mut Simulation, expected: &SimulationError) {
@@ -191,16 +189,14 @@ fn panic_in_an_init_hook_fails_init() {
 
 #[test]
 fn non_string_panic_payload_is_still_reported() {
+    #[model]
     struct Odd;
+    #[model]
     impl Odd {
+        #[input]
         async fn input(&mut self, _: (), _cx: &mut Context<Self>) {
             std::panic::panic_any(42_u64);
         }
-    }
-    hand_model! {
-        Odd, OddMessage, OddPorts;
-        inputs { input: () }
-        repliers {}
     }
 
     let mbox = Mailbox::new();
@@ -234,6 +230,7 @@ use std::time::Instant;
 /// Stays in its method until the test releases it, when it runs on a
 /// spawned worker (on the calling thread it returns at once: that thread
 /// must come back to report the panic).
+#[model]
 struct Stubborn {
     /// Set by the test when the method may return.
     released: Arc<AtomicBool>,
@@ -241,7 +238,9 @@ struct Stubborn {
     busy: Arc<AtomicBool>,
 }
 
+#[model]
 impl Stubborn {
+    #[input]
     async fn hold(&mut self, _: (), _cx: &mut Context<Self>) {
         let on_worker = std::thread::current()
             .name()
@@ -256,19 +255,16 @@ impl Stubborn {
     }
 }
 
-hand_model! {
-    Stubborn, StubbornMessage, StubbornPorts;
-    inputs { hold: () }
-    repliers {}
-}
-
 /// Panics, on several threads once `Stubborn` is busy (or after a while).
+#[model]
 struct Bomb {
     /// `Stubborn`'s busy flag.
     other_busy: Arc<AtomicBool>,
 }
 
+#[model]
 impl Bomb {
+    #[input]
     async fn fire(&mut self, _: (), _cx: &mut Context<Self>) {
         let waited = Instant::now();
         while threads() > 1
@@ -279,12 +275,6 @@ impl Bomb {
         }
         panic!("boom");
     }
-}
-
-hand_model! {
-    Bomb, BombMessage, BombPorts;
-    inputs { fire: () }
-    repliers {}
 }
 
 /// Drops `value` on another thread; how long it took, or `None` if it did

@@ -66,24 +66,21 @@ fn request_with_three_repliers_returns_replies_in_connection_order() {
 
 /// Replies `request + offset`, after asking `depth` levels of `Slow`
 /// models below it (each level adds one round trip of latency).
+#[model]
 struct Slow {
     below: Requestor<u32, u32>,
     seen: Output<u32>,
     offset: u32,
 }
 
+#[model]
 impl Slow {
+    #[replier]
     async fn answer(&mut self, request: u32, _cx: &mut Context<Self>) -> u32 {
         self.seen.send(request).await;
         let below: u32 = self.below.send(request).await.sum();
         request + self.offset + below
     }
-}
-
-hand_model! {
-    Slow, SlowMessage, SlowPorts;
-    inputs {}
-    repliers { answer: u32 => u32 }
 }
 
 #[test]
@@ -128,22 +125,19 @@ fn async_repliers_reply_in_connection_order() {
 // UniRequestor
 // ---------------------------------------------------------------------------
 
+#[model]
 struct UniAsker {
     req: UniRequestor<u32, String>,
     log: Log<String>,
 }
 
+#[model]
 impl UniAsker {
+    #[input]
     async fn ask(&mut self, x: u32, cx: &mut Context<Self>) {
         let reply = self.req.send(x).await;
         self.log.push(cx.name(), cx.time(), reply);
     }
-}
-
-hand_model! {
-    UniAsker, UniAskerMessage, UniAskerPorts;
-    inputs { ask: u32 }
-    repliers {}
 }
 
 #[test]

@@ -8,11 +8,13 @@ mod common;
 use common::*;
 
 /// Schedules labelled ticks on itself and records the ticks it receives.
+#[model]
 struct Stamper {
     log: Log<&'static str>,
     on_init: Vec<(SimTime, &'static str)>,
 }
 
+#[model]
 impl Stamper {
     fn new(log: &Log<&'static str>) -> Self {
         Stamper {
@@ -21,27 +23,23 @@ impl Stamper {
         }
     }
 
+    #[input]
     async fn tick(&mut self, label: &'static str, cx: &mut Context<Self>) {
         self.log.push(cx.name(), cx.time(), label);
     }
 
+    #[input]
     async fn plan(&mut self, plan: Vec<(SimTime, &'static str)>, cx: &mut Context<Self>) {
         for (time, label) in plan {
             cx.schedule_event(time, Self::ports().tick, label).unwrap();
         }
     }
 
+    #[init]
     async fn setup(&mut self, cx: &mut Context<Self>) {
         let plan = std::mem::take(&mut self.on_init);
         self.plan(plan, cx).await;
     }
-}
-
-hand_model! {
-    Stamper, StamperMessage, StamperPorts;
-    inputs { tick: &'static str, plan: Vec<(SimTime, &'static str)> }
-    repliers {}
-    init setup;
 }
 
 /// At one model: bench events come before the model's own, even when the

@@ -23,6 +23,7 @@ enum Cmd {
 
 /// Runs scheduling commands on its own `tick` input, records every tick
 /// (with its time) and the outcome of every command.
+#[model]
 struct Planner {
     ticks: Log<u32>,
     outcomes: Log<Result<(), SchedulingError>>,
@@ -30,6 +31,7 @@ struct Planner {
     on_init: Vec<Cmd>,
 }
 
+#[model]
 impl Planner {
     fn new(ticks: &Log<u32>, outcomes: &Log<Result<(), SchedulingError>>) -> Self {
         Planner {
@@ -65,28 +67,24 @@ impl Planner {
         self.outcomes.push(cx.name(), cx.time(), outcome);
     }
 
+    #[input]
     async fn tick(&mut self, v: u32, cx: &mut Context<Self>) {
         self.ticks.push(cx.name(), cx.time(), v);
     }
 
+    #[input]
     async fn plan(&mut self, cmds: Vec<Cmd>, cx: &mut Context<Self>) {
         for cmd in cmds {
             self.run(cmd, cx);
         }
     }
 
+    #[init]
     async fn setup(&mut self, cx: &mut Context<Self>) {
         for cmd in std::mem::take(&mut self.on_init) {
             self.run(cmd, cx);
         }
     }
-}
-
-hand_model! {
-    Planner, PlannerMessage, PlannerPorts;
-    inputs { tick: u32, plan: Vec<Cmd> }
-    repliers {}
-    init setup;
 }
 
 struct Bench {
@@ -199,6 +197,7 @@ fn a_bench_event_earlier_than_a_model_event_comes_first() {
 /// Ticks every second up to `until`: after its first tick, its next event
 /// is always the lone event staged on the driving thread, which a step
 /// takes without the queue's lock when nothing in the heap is earlier.
+#[model]
 struct Chain {
     ticks: Log<u32>,
     until: u32,
@@ -213,7 +212,9 @@ struct Handshake(
     )>,
 );
 
+#[model]
 impl Chain {
+    #[input]
     async fn tick(&mut self, v: u32, cx: &mut Context<Self>) {
         self.ticks.push(cx.name(), cx.time(), v);
         if v < self.until && v < 1000 {
@@ -225,20 +226,15 @@ impl Chain {
         }
     }
 
+    #[input]
     async fn handshake(&mut self, handshake: Handshake, _cx: &mut Context<Self>) {
         self.handshake = handshake;
     }
 
+    #[init]
     async fn setup(&mut self, cx: &mut Context<Self>) {
         cx.schedule_in(secs(1), Self::ports().tick, 1).unwrap();
     }
-}
-
-hand_model! {
-    Chain, ChainMessage, ChainPorts;
-    inputs { tick: u32, handshake: Handshake }
-    repliers {}
-    init setup;
 }
 
 fn chain(until: u32) -> (Simulation, Address<Chain>, Log<u32>) {
@@ -482,29 +478,27 @@ fn model_periodic_event_at_absolute_time() {
 /// the model cancels while handling it, no further occurrence fires.
 #[test]
 fn periodic_event_cancelled_while_it_is_being_handled() {
+    #[model]
     struct SelfStopping {
         key: Option<EventKey>,
         ticks: Log<u32>,
     }
+    #[model]
     impl SelfStopping {
+        #[input]
         async fn tick(&mut self, n: u32, cx: &mut Context<Self>) {
             self.ticks.push(cx.name(), cx.time(), n);
             if self.ticks.len() == 3 {
                 self.key.as_ref().unwrap().cancel();
             }
         }
+        #[init]
         async fn setup(&mut self, cx: &mut Context<Self>) {
             let key = cx
                 .schedule_periodic_in(secs(1), secs(1), Self::ports().tick, 0)
                 .unwrap();
             self.key = Some(key);
         }
-    }
-    hand_model! {
-        SelfStopping, SelfStoppingMessage, SelfStoppingPorts;
-        inputs { tick: u32 }
-        repliers {}
-        init setup;
     }
 
     let ticks = Log::new();

@@ -69,6 +69,7 @@ struct Token {
 }
 
 /// A model that counts tokens and passes them on.
+#[model]
 struct Hopper {
     /// Its outputs, each to a random model.
     outputs: Vec<Output<Token>>,
@@ -76,7 +77,9 @@ struct Hopper {
     received: Arc<AtomicU64>,
 }
 
+#[model]
 impl Hopper {
+    #[input]
     async fn hop(&mut self, token: Token, _cx: &mut Context<Self>) {
         self.received.fetch_add(1, Ordering::Relaxed);
         if token.hops == 0 {
@@ -89,12 +92,6 @@ impl Hopper {
         };
         self.outputs[next].send(token).await;
     }
-}
-
-hand_model! {
-    Hopper, HopperMessage, HopperPorts;
-    inputs { hop: Token }
-    repliers {}
 }
 
 /// A 64-bit mixing function (splitmix64's finaliser).

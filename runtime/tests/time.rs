@@ -123,10 +123,13 @@ fn run_processes_until_nothing_is_scheduled() {
 #[test]
 fn events_caused_during_a_run_are_run_too() {
     /// Reschedules itself `remaining` more times, one second apart.
+    #[model]
     struct Chain {
         log: Log<u32>,
     }
+    #[model]
     impl Chain {
+        #[input]
         async fn tick(&mut self, remaining: u32, cx: &mut Context<Self>) {
             self.log.push(cx.name(), cx.time(), remaining);
             if remaining > 0 {
@@ -134,11 +137,6 @@ fn events_caused_during_a_run_are_run_too() {
                     .unwrap();
             }
         }
-    }
-    hand_model! {
-        Chain, ChainMessage, ChainPorts;
-        inputs { tick: u32 }
-        repliers {}
     }
 
     let log = Log::new();

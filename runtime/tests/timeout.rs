@@ -149,6 +149,7 @@ fn a_timed_out_bench_still_frees_its_models() {
 /// A model whose methods do not return until the test releases them: to
 /// the executor, a method that never returns (the release only lets the
 /// test end without leaving a thread spinning).
+#[model]
 struct Runaway {
     /// Set by the test when the methods may return.
     released: Arc<AtomicBool>,
@@ -156,8 +157,10 @@ struct Runaway {
     started: Arc<AtomicBool>,
 }
 
+#[model]
 impl Runaway {
     /// A synchronous busy loop inside the method.
+    #[input]
     async fn spin(&mut self, _: (), _cx: &mut Context<Self>) {
         self.started.store(true, Ordering::Release);
         while !self.released.load(Ordering::Acquire) {
@@ -168,6 +171,7 @@ impl Runaway {
 
     /// An `async` loop on a future that is always ready: it never yields
     /// to the executor either.
+    #[input]
     async fn spin_async(&mut self, _: (), _cx: &mut Context<Self>) {
         self.started.store(true, Ordering::Release);
         while !self.released.load(Ordering::Acquire) {
@@ -175,12 +179,6 @@ impl Runaway {
             std::thread::yield_now();
         }
     }
-}
-
-hand_model! {
-    Runaway, RunawayMessage, RunawayPorts;
-    inputs { spin: (), spin_async: () }
-    repliers {}
 }
 
 /// A bench of one `Runaway` with `limit` as timeout, its address and its
@@ -276,21 +274,18 @@ fn an_async_method_that_never_yields_times_out() {
 }
 
 /// Counts its ticks.
+#[model]
 struct Ticker {
     /// Ticks received.
     ticks: u64,
 }
 
+#[model]
 impl Ticker {
+    #[input]
     async fn tick(&mut self, _: (), _cx: &mut Context<Self>) {
         self.ticks += 1;
     }
-}
-
-hand_model! {
-    Ticker, TickerMessage, TickerPorts;
-    inputs { tick: () }
-    repliers {}
 }
 
 #[test]

@@ -8,8 +8,12 @@
 //! --lib loom`.
 
 use super::*;
-use crate::scheduler::tagged::{tag, Tagged};
 use loom::thread;
+use tagged::{tag, Tagged};
+
+/// The tests' tagged action, shared with the unit tests.
+#[path = "tests/tagged.rs"]
+mod tagged;
 
 /// An event tagged `tag`.
 fn event(tag: u32) -> Event {

@@ -2,7 +2,9 @@
 //! staging on the driving thread and handing fired boxes back.
 
 use super::*;
-use crate::scheduler::tagged::{tag, Tagged};
+use tagged::{tag, Tagged};
+
+pub(in crate::scheduler) mod tagged;
 
 /// An event tagged `tag`.
 fn event(tag: u32) -> Event {

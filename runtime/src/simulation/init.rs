@@ -80,8 +80,9 @@ impl SimInit {
     ///   the OS's wake-up latency, *whatever the models do*, even if one
     ///   is stuck forever in a method. The price: every step hands its
     ///   work to a worker and waits for it (two thread wake-ups), where
-    ///   without a limit the caller runs a sparse step itself: a step of
-    ///   one event went from ~0.5 µs to ~10 µs on two threads. Benches
+    ///   without a limit the caller runs a sparse step itself, which makes
+    ///   a step of one event many times slower (figures in
+    ///   `docs/benchmarks.md`, "Measurements behind code decisions"). Benches
     ///   made of many tiny steps that need no runaway protection run
     ///   faster without a limit, or on one thread.
     /// - **One thread** (`with_threads(1)`): the models run on the calling

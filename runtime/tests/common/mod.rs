@@ -6,23 +6,18 @@
 //! - [`deterministic`]: whether the executor in use promises a global,
 //!   repeatable order across models (only the single-threaded one does);
 //!   tests that compare the interleaving of *different* models check it.
-//! - Hand-written generic models: [`Recorder`], [`Forwarder`], [`Emitter`],
-//!   [`Requester`], [`Replier`].
-//! - [`hand_model!`]: the boilerplate of a hand-written `Model` impl (the
-//!   message enum, the port descriptors, dispatch and metadata) for
-//!   test-local models, since `#[model]` is not available to these tests.
+//! - Generic models shared by the tests: [`Recorder`], [`Forwarder`],
+//!   [`Emitter`], [`Requester`], [`Replier`], written with `#[model]` like
+//!   the tests' own models. (The hand-written `Model` path is covered by
+//!   `macro_vs_hand.rs` and the `model` module's doctest.)
 //!
 //! Each test binary uses a different subset of this module.
-// The models below implement `Model::dispatch` in the explicit
-// `-> impl Future + Send + 'a` form of the trait and of its documented
-// hand-written example, on purpose.
-#![allow(dead_code, unused_macros, unused_imports, clippy::manual_async_fn)]
+#![allow(dead_code, unused_imports)]
 
 use std::fmt;
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-pub use causim::model::{ModelMetadata, PortKind, PortMetadata};
+pub use causim::model::ModelMetadata;
 pub use causim::ports::ReplySender;
 pub use causim::prelude::*;
 
@@ -174,150 +169,20 @@ pub fn secs(secs: u64) -> Duration {
 }
 
 // ---------------------------------------------------------------------------
-// hand_model!
+// Generic models
 // ---------------------------------------------------------------------------
-
-/// Implements [`Model`] by hand for a non-generic test model.
-///
-/// ```ignore
-/// struct Echo { out: Output<u32> }
-/// impl Echo {
-///     async fn ping(&mut self, x: u32, _cx: &mut Context<Self>) { self.out.send(x).await }
-///     async fn ask(&mut self, x: u32, _cx: &mut Context<Self>) -> u32 { x + 1 }
-///     async fn setup(&mut self, _cx: &mut Context<Self>) {}
-/// }
-/// hand_model! {
-///     Echo, EchoMessage, EchoPorts;
-///     inputs { ping: u32 }
-///     repliers { ask: u32 => u32 }
-///     init setup;                       // optional
-/// }
-/// // Echo::ports().ping : InputPort<Echo, u32>
-/// // Echo::ports().ask  : ReplierPort<Echo, u32, u32>
-/// ```
-///
-/// Every listed method is `async`, takes `&mut self`, the payload and the
-/// context (so dispatch is uniform), exactly the shape `#[model]` targets.
-macro_rules! hand_model {
-    (
-        $model:ident, $message:ident, $ports:ident;
-        inputs { $( $input:ident : $in_ty:ty ),* $(,)? }
-        repliers { $( $replier:ident : $rq_ty:ty => $rp_ty:ty ),* $(,)? }
-        $( init $init:ident ; )?
-    ) => {
-        #[allow(non_camel_case_types, dead_code)]
-        enum $message {
-            $( $input($in_ty), )*
-            $( $replier($rq_ty, ::causim::ports::ReplySender<$rp_ty>), )*
-        }
-
-        #[allow(dead_code)]
-        struct $ports {
-            $( pub $input: ::causim::InputPort<$model, $in_ty>, )*
-            $( pub $replier: ::causim::ReplierPort<$model, $rq_ty, $rp_ty>, )*
-        }
-
-        #[allow(dead_code)]
-        impl $model {
-            fn ports() -> $ports {
-                $ports {
-                    $( $input: ::causim::InputPort::new(stringify!($input), $message::$input), )*
-                    $( $replier: ::causim::ReplierPort::new(stringify!($replier), $message::$replier), )*
-                }
-            }
-        }
-
-        impl ::causim::Model for $model {
-            type Message = $message;
-
-            fn dispatch<'a>(
-                &'a mut self,
-                message: $message,
-                cx: &'a mut ::causim::Context<Self>,
-            ) -> impl ::std::future::Future<Output = ()> + Send + 'a {
-                let _ = &cx;
-                async move {
-                    match message {
-                        $( $message::$input(payload) => self.$input(payload, cx).await, )*
-                        $( $message::$replier(request, reply) => {
-                            let answer = self.$replier(request, cx).await;
-                            reply.send(answer);
-                        } )*
-                    }
-                }
-            }
-
-            $(
-                fn init<'a>(
-                    &'a mut self,
-                    cx: &'a mut ::causim::Context<Self>,
-                ) -> impl ::std::future::Future<Output = ()> + Send + 'a {
-                    self.$init(cx)
-                }
-            )?
-
-            fn metadata() -> ::causim::model::ModelMetadata {
-                ::causim::model::ModelMetadata {
-                    type_name: stringify!($model),
-                    inputs: &[
-                        $( ::causim::model::PortMetadata {
-                            name: stringify!($input),
-                            kind: ::causim::model::PortKind::Input,
-                            payload: stringify!($in_ty),
-                            reply: None,
-                            required: false,
-                        }, )*
-                        $( ::causim::model::PortMetadata {
-                            name: stringify!($replier),
-                            kind: ::causim::model::PortKind::Replier,
-                            payload: stringify!($rq_ty),
-                            reply: Some(stringify!($rp_ty)),
-                            required: false,
-                        }, )*
-                    ],
-                    outputs: &[],
-                }
-            }
-        }
-    };
-}
-
-// Exported by path (not `#[macro_export]`) so that `use common::*` brings
-// it in scope both in a test file's own target and in the executor-matrix
-// targets, where the file is a module (see `tests/matrix/suite.rs`).
-pub(crate) use hand_model;
-
-// ---------------------------------------------------------------------------
-// Generic models, written out in full (the macro above does not do generics)
-// ---------------------------------------------------------------------------
-
-/// Static metadata with one input called `input`.
-const INPUT_ONLY: &[PortMetadata] = &[PortMetadata {
-    name: "input",
-    kind: PortKind::Input,
-    payload: "T",
-    reply: None,
-    required: false,
-}];
 
 /// Records every value it receives into a [`Log`], then forwards it on
 /// `out` (usually left unconnected).
+#[model]
 pub struct Recorder<T: Clone + Send + 'static> {
     /// Re-emits each recorded value.
     pub out: Output<T>,
+    /// Where the values are recorded.
     log: Log<T>,
 }
 
-/// Messages of [`Recorder`].
-pub enum RecorderMessage<T> {
-    Input(T),
-}
-
-/// Ports of [`Recorder`].
-pub struct RecorderPorts<T: Clone + Send + 'static> {
-    pub input: InputPort<Recorder<T>, T>,
-}
-
+#[model]
 impl<T: Clone + Send + 'static> Recorder<T> {
     pub fn new(log: &Log<T>) -> Self {
         Recorder {
@@ -326,103 +191,43 @@ impl<T: Clone + Send + 'static> Recorder<T> {
         }
     }
 
-    pub fn ports() -> RecorderPorts<T> {
-        RecorderPorts {
-            input: InputPort::new("input", RecorderMessage::Input),
-        }
-    }
-}
-
-impl<T: Clone + Send + 'static> Model for Recorder<T> {
-    type Message = RecorderMessage<T>;
-
-    fn dispatch<'a>(
-        &'a mut self,
-        message: RecorderMessage<T>,
-        cx: &'a mut Context<Self>,
-    ) -> impl Future<Output = ()> + Send + 'a {
-        async move {
-            let RecorderMessage::Input(value) = message;
-            self.log.push(cx.name(), cx.time(), value.clone());
-            self.out.send(value).await;
-        }
-    }
-
-    fn metadata() -> ModelMetadata {
-        ModelMetadata {
-            type_name: "Recorder",
-            inputs: INPUT_ONLY,
-            outputs: &[],
-        }
+    /// Records `value`, then sends it on `out`.
+    #[input]
+    pub async fn input(&mut self, value: T, cx: &mut Context<Self>) {
+        self.log.push(cx.name(), cx.time(), value.clone());
+        self.out.send(value).await;
     }
 }
 
 /// Forwards every value it receives on `out`, unchanged (no recording).
+#[model]
 pub struct Forwarder<T: Clone + Send + 'static> {
+    /// Re-emits each value received.
     pub out: Output<T>,
 }
 
-/// Messages of [`Forwarder`].
-pub enum ForwarderMessage<T> {
-    Input(T),
-}
-
-/// Ports of [`Forwarder`].
-pub struct ForwarderPorts<T: Clone + Send + 'static> {
-    pub input: InputPort<Forwarder<T>, T>,
-}
-
+#[model]
 impl<T: Clone + Send + 'static> Forwarder<T> {
     pub fn new() -> Self {
         Forwarder { out: Output::new() }
     }
 
-    pub fn ports() -> ForwarderPorts<T> {
-        ForwarderPorts {
-            input: InputPort::new("input", ForwarderMessage::Input),
-        }
-    }
-}
-
-impl<T: Clone + Send + 'static> Model for Forwarder<T> {
-    type Message = ForwarderMessage<T>;
-
-    fn dispatch<'a>(
-        &'a mut self,
-        message: ForwarderMessage<T>,
-        _cx: &'a mut Context<Self>,
-    ) -> impl Future<Output = ()> + Send + 'a {
-        async move {
-            let ForwarderMessage::Input(value) = message;
-            self.out.send(value).await;
-        }
-    }
-
-    fn metadata() -> ModelMetadata {
-        ModelMetadata {
-            type_name: "Forwarder",
-            inputs: INPUT_ONLY,
-            outputs: &[],
-        }
+    /// Sends `value` on `out`.
+    #[input]
+    pub async fn input(&mut self, value: T) {
+        self.out.send(value).await;
     }
 }
 
 /// Sends a script of values through its outputs: input `emit` takes
 /// `(output index, value)` pairs and sends them one after the other.
+#[model]
 pub struct Emitter<T: Clone + Send + 'static> {
+    /// The outputs a script names by index.
     pub outs: Vec<Output<T>>,
 }
 
-/// Messages of [`Emitter`].
-pub enum EmitterMessage<T> {
-    Emit(Vec<(usize, T)>),
-}
-
-/// Ports of [`Emitter`].
-pub struct EmitterPorts<T: Clone + Send + 'static> {
-    pub emit: InputPort<Emitter<T>, Vec<(usize, T)>>,
-}
-
+#[model]
 impl<T: Clone + Send + 'static> Emitter<T> {
     /// An emitter with `outputs` unconnected outputs.
     pub fn new(outputs: usize) -> Self {
@@ -431,61 +236,26 @@ impl<T: Clone + Send + 'static> Emitter<T> {
         }
     }
 
-    pub fn ports() -> EmitterPorts<T> {
-        EmitterPorts {
-            emit: InputPort::new("emit", EmitterMessage::Emit),
-        }
-    }
-}
-
-impl<T: Clone + Send + 'static> Model for Emitter<T> {
-    type Message = EmitterMessage<T>;
-
-    fn dispatch<'a>(
-        &'a mut self,
-        message: EmitterMessage<T>,
-        _cx: &'a mut Context<Self>,
-    ) -> impl Future<Output = ()> + Send + 'a {
-        async move {
-            let EmitterMessage::Emit(script) = message;
-            for (output, value) in script {
-                self.outs[output].send(value).await;
-            }
-        }
-    }
-
-    fn metadata() -> ModelMetadata {
-        ModelMetadata {
-            type_name: "Emitter",
-            inputs: &[PortMetadata {
-                name: "emit",
-                kind: PortKind::Input,
-                payload: "Vec<(usize, T)>",
-                reply: None,
-                required: false,
-            }],
-            outputs: &[],
+    /// Sends each value of `script` on the output it names, in order.
+    #[input]
+    pub async fn emit(&mut self, script: Vec<(usize, T)>) {
+        for (output, value) in script {
+            self.outs[output].send(value).await;
         }
     }
 }
 
 /// Sends a request on `req` for each value received on `ask`, and records
 /// the replies (all of them, in the order returned) into a [`Log`].
+#[model]
 pub struct Requester<T: Clone + Send + 'static, R: Clone + Send + 'static> {
+    /// Where each request goes.
     pub req: Requestor<T, R>,
+    /// Where the replies to each request are recorded.
     log: Log<Vec<R>>,
 }
 
-/// Messages of [`Requester`].
-pub enum RequesterMessage<T> {
-    Ask(T),
-}
-
-/// Ports of [`Requester`].
-pub struct RequesterPorts<T: Clone + Send + 'static, R: Clone + Send + 'static> {
-    pub ask: InputPort<Requester<T, R>, T>,
-}
-
+#[model]
 impl<T: Clone + Send + 'static, R: Clone + Send + 'static> Requester<T, R> {
     pub fn new(log: &Log<Vec<R>>) -> Self {
         Requester {
@@ -494,96 +264,31 @@ impl<T: Clone + Send + 'static, R: Clone + Send + 'static> Requester<T, R> {
         }
     }
 
-    pub fn ports() -> RequesterPorts<T, R> {
-        RequesterPorts {
-            ask: InputPort::new("ask", RequesterMessage::Ask),
-        }
-    }
-}
-
-impl<T: Clone + Send + 'static, R: Clone + Send + 'static> Model for Requester<T, R> {
-    type Message = RequesterMessage<T>;
-
-    fn dispatch<'a>(
-        &'a mut self,
-        message: RequesterMessage<T>,
-        cx: &'a mut Context<Self>,
-    ) -> impl Future<Output = ()> + Send + 'a {
-        async move {
-            let RequesterMessage::Ask(request) = message;
-            let replies: Vec<R> = self.req.send(request).await.collect();
-            self.log.push(cx.name(), cx.time(), replies);
-        }
-    }
-
-    fn metadata() -> ModelMetadata {
-        ModelMetadata {
-            type_name: "Requester",
-            inputs: &[PortMetadata {
-                name: "ask",
-                kind: PortKind::Input,
-                payload: "T",
-                reply: None,
-                required: false,
-            }],
-            outputs: &[],
-        }
+    /// Sends `request` on `req` and records every reply.
+    #[input]
+    pub async fn ask(&mut self, request: T, cx: &mut Context<Self>) {
+        let replies: Vec<R> = self.req.send(request).await.collect();
+        self.log.push(cx.name(), cx.time(), replies);
     }
 }
 
 /// Answers each request with `f(request)` (a plain function, so the model
 /// stays `Send` without boxing).
+#[model]
 pub struct Replier<T: Send + 'static, R: Send + 'static> {
+    /// The answer to a request.
     f: fn(T) -> R,
 }
 
-/// Messages of [`Replier`].
-pub enum ReplierMessage<T, R> {
-    Reply(T, ReplySender<R>),
-}
-
-/// Ports of [`Replier`].
-pub struct ReplierPorts<T: Send + 'static, R: Send + 'static> {
-    pub reply: ReplierPort<Replier<T, R>, T, R>,
-}
-
+#[model]
 impl<T: Send + 'static, R: Send + 'static> Replier<T, R> {
     pub fn new(f: fn(T) -> R) -> Self {
         Replier { f }
     }
 
-    pub fn ports() -> ReplierPorts<T, R> {
-        ReplierPorts {
-            reply: ReplierPort::new("reply", ReplierMessage::Reply),
-        }
-    }
-}
-
-impl<T: Send + 'static, R: Send + 'static> Model for Replier<T, R> {
-    type Message = ReplierMessage<T, R>;
-
-    fn dispatch<'a>(
-        &'a mut self,
-        message: ReplierMessage<T, R>,
-        _cx: &'a mut Context<Self>,
-    ) -> impl Future<Output = ()> + Send + 'a {
-        async move {
-            let ReplierMessage::Reply(request, reply) = message;
-            reply.send((self.f)(request));
-        }
-    }
-
-    fn metadata() -> ModelMetadata {
-        ModelMetadata {
-            type_name: "Replier",
-            inputs: &[PortMetadata {
-                name: "reply",
-                kind: PortKind::Replier,
-                payload: "T",
-                reply: Some("R"),
-                required: false,
-            }],
-            outputs: &[],
-        }
+    /// Answers `request` with `f(request)`.
+    #[replier]
+    pub fn reply(&mut self, request: T) -> R {
+        (self.f)(request)
     }
 }

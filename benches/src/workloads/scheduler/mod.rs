@@ -85,8 +85,9 @@ pub fn period(i: usize, staggered: bool) -> Duration {
 
 /// The parameter sets of `workload`.
 pub fn param_sets(workload: Workload, quick: bool) -> Vec<Params> {
-    // Quick: chain and drain ÷20 (NeXosim and Tokio take 20–40 µs per
-    // step on 2 threads), the periodic ones ÷10.
+    // Quick: chain and drain ÷20 (NeXosim's and Tokio's steps on 2 threads
+    // are slow: `docs/benchmarks.md`, "Measurements behind code
+    // decisions"), the periodic ones ÷10.
     let (one_model, periodic) = if quick { (20, 10) } else { (1, 1) };
     let params = match workload {
         Workload::SchedChain => Params::of(&[("steps", 1_000_000 / one_model)]),

@@ -15,8 +15,9 @@
 //!   model waking another on the same worker, then going idle. Counting
 //!   tasks made that two read-modify-writes of this one word, which every
 //!   worker hits on every hop, so its cache line moved between cores all
-//!   the time (on two threads with few balls in flight, pinball cost about
-//!   twice the single-threaded hop). A worker takes its lease when its
+//!   the time (pinball with few balls in flight was much slower on two
+//!   threads than on one; see `docs/benchmarks.md`, "Measurements behind
+//!   code decisions"). A worker takes its lease when its
 //!   queue gets its first task (or before it steals) and gives it back when
 //!   it has nothing left to poll; in between, wakes and polls leave the
 //!   count alone. Stealing is safe because the thief takes its lease

@@ -8,8 +8,8 @@
 //! the executor takes from it when the local queue runs dry, so on one
 //! thread the order is exactly the FIFO order of the wake-ups.
 //!
-//! Measured on the ring workload (100 models, one thread, medians of 7
-//! interleaved runs): 62.9 → 55.8 ns per hop (see `docs/benchmarks.md`).
+//! It made a hop of the ring workload measurably faster (see
+//! `docs/benchmarks.md`, "Measurements behind code decisions").
 
 use std::cell::Cell;
 use std::collections::VecDeque;

@@ -2,7 +2,7 @@
 //! the spare actions.
 
 use super::*;
-use crate::scheduler::tagged::{tag, Tagged};
+use crate::scheduler::tests::tagged::{tag, Tagged};
 
 /// An entry tagged `tag`, at `secs` for `origin` with `seq`.
 fn entry(secs: u64, origin: Origin, seq: u64, tag: u32, key: Option<EventKey>) -> Entry {

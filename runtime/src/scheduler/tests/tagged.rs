@@ -4,11 +4,11 @@
 use std::any::Any;
 use std::task::{Context, Poll};
 
-use super::action::Action;
 use crate::executor::current::Unbound;
+use crate::scheduler::action::Action;
 
 /// An action that only says which event it is.
-pub(super) struct Tagged(pub(super) u32);
+pub(in crate::scheduler) struct Tagged(pub(in crate::scheduler) u32);
 
 impl Action for Tagged {
     fn poll_fire(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
@@ -21,7 +21,7 @@ impl Action for Tagged {
 }
 
 /// The tag of an action.
-pub(super) fn tag(action: &mut Box<dyn Action>) -> u32 {
+pub(in crate::scheduler) fn tag(action: &mut Box<dyn Action>) -> u32 {
     let any: &mut dyn Any = &mut **action;
     any.downcast_mut::<Tagged>()
         .map(|t| t.0)
