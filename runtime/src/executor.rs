@@ -11,7 +11,6 @@
 //! it keeps every per-mailbox ordering guarantee but not the global order.
 //! [`Executor`] is whichever the bench asked for, with one interface.
 
-pub(crate) mod current;
 pub(crate) mod mt;
 pub(crate) mod st;
 
@@ -22,6 +21,7 @@ use std::time::Instant;
 
 use crate::mailbox::channel::Channel;
 use crate::model::Model;
+use crate::poll_report;
 
 pub(crate) use st::{RunError, Stuck, TaskFuture};
 
@@ -102,7 +102,7 @@ impl Executor {
     }
 
     /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, current::Unbound)> {
+    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, poll_report::Unbound)> {
         match self {
             Executor::St(e) => e.take_unbound(),
             Executor::Mt(e) => e.take_unbound(),

@@ -40,9 +40,9 @@ mod loom_tests;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use super::current::Unbound;
 use super::st::{RunError, Stuck, TaskFuture};
 use super::{TaskMeta, TaskProbe};
+use crate::poll_report::Unbound;
 use crate::sync::thread::{self, JoinHandle};
 use crate::sync::work_queue::Worker;
 use crate::sync::Arc;

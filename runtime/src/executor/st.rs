@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use super::current::{self, Unbound, Waiting};
+use crate::poll_report::{self, Blocker, Unbound};
 // Through `crate::sync`: the shared queue is what a waker on another
 // thread touches, which the loom models check.
 use super::{panic_message, TaskMeta, TaskProbe};
@@ -124,7 +124,7 @@ pub(crate) struct Stuck {
     /// Who it is.
     pub(crate) meta: TaskMeta,
     /// What it waits on, if known.
-    pub(crate) waiting: Option<Waiting>,
+    pub(crate) waiting: Option<Blocker>,
 }
 
 /// The single-threaded executor.
@@ -145,7 +145,7 @@ pub(crate) struct Executor {
     candidates: RefCell<Vec<usize>>,
     /// What each task waited on after its last poll, if not its mailbox
     /// (only tasks that wait on a reply or on a full mailbox are listed).
-    waiting: HashMap<usize, Waiting>,
+    waiting: HashMap<usize, Blocker>,
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
     unbound: Vec<(Arc<str>, Unbound)>,
@@ -288,7 +288,7 @@ impl Executor {
         let future = &mut task.future;
         let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
         // What the ports noted during the poll, if anything (rarely).
-        let report = current::take_noted();
+        let report = poll_report::take_noted();
         match outcome {
             Ok(Poll::Pending) => {
                 // A task that parked on its empty mailbox is idle, and stays
@@ -329,7 +329,7 @@ impl Executor {
     /// to a mailbox never added, and what the task now waits on (or that
     /// it no longer waits on anything but its mailbox).
     #[cold]
-    fn file_report(&mut self, id: usize, report: current::PollReport) {
+    fn file_report(&mut self, id: usize, report: poll_report::PollReport) {
         if let Some(unbound) = report.unbound {
             if let Some(task) = self.tasks.get(id).and_then(Option::as_ref) {
                 self.unbound.push((task.probe.name(), unbound));

@@ -25,11 +25,11 @@
 use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
-use super::name::Name;
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
-use crate::executor::current;
 use crate::executor::st::TaskWaker;
+use crate::name::Name;
+use crate::poll_report;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::DiatomicWaker;
 
@@ -341,10 +341,11 @@ impl<T> Channel<T> {
 }
 
 /// Reports an undeliverable message from inside a model to the running
-/// simulation. Sends from the bench are checked before they start.
+/// simulation: the cold, out-of-line call of the send path. Sends from the
+/// bench are checked before they start.
 #[cold]
-pub(crate) fn report_unbound(model_type: &'static str, port: &'static str) {
-    current::report_unbound_recipient(model_type, port);
+pub(crate) fn note_unbound_cold(model_type: &'static str, port: &'static str) {
+    poll_report::note_unbound(model_type, port);
 }
 
 #[cfg(all(test, causim_loom))]

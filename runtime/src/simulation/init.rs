@@ -10,9 +10,9 @@ use super::error::{MissingConnection, SimulationError};
 use super::Simulation;
 use crate::context::Context;
 use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
-use crate::mailbox::name::Name;
 use crate::mailbox::Mailbox;
 use crate::model::Model;
+use crate::name::Name;
 use crate::scheduler::SchedulerCore;
 use crate::time::SimTime;
 

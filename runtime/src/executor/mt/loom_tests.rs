@@ -13,7 +13,7 @@ use super::Executor;
 use crate::executor::st::RunError;
 use crate::executor::{ModelMailbox, TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
-use crate::mailbox::name::Name;
+use crate::name::Name;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{lock, Arc, Mutex};
 

@@ -31,8 +31,8 @@ use std::collections::VecDeque;
 use super::context::{self, WorkerContext};
 use super::sleepers::Sleepers;
 use super::task::{Task, TaskRef};
-use crate::executor::current::Unbound;
 use crate::executor::TaskMeta;
+use crate::poll_report::Unbound;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::work_queue::Stealer;
 use crate::sync::{lock, Arc, Mutex, Parker};
@@ -267,7 +267,7 @@ impl Shared {
     }
 
     /// Notes a message sent by `sender` to a mailbox never added.
-    pub(crate) fn report_unbound(&self, sender: std::sync::Arc<str>, unbound: Unbound) {
+    pub(crate) fn file_unbound(&self, sender: std::sync::Arc<str>, unbound: Unbound) {
         lock(&self.unbound).push((sender, unbound));
     }
 

@@ -31,9 +31,9 @@
 use std::ptr::NonNull;
 
 use super::shared::Shared;
-use crate::executor::current::Waiting;
 use crate::executor::st::TaskFuture;
 use crate::executor::TaskProbe;
+use crate::poll_report::Blocker;
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::cell::UnsafeCell;
 use crate::sync::{lock, Arc, Mutex};
@@ -71,7 +71,7 @@ pub(crate) struct Task {
     polled: UnsafeCell<Polled>,
     /// What it waited on after its last poll, if not its mailbox: written
     /// by the poller when that changes, read by the end-of-step check.
-    waiting: Mutex<Option<Waiting>>,
+    waiting: Mutex<Option<Blocker>>,
     /// Who it is (for a model, its mailbox's channel); `None` once the
     /// executor let go of a finished task (see [`Task::release_probe`]).
     probe: UnsafeCell<Option<std::sync::Arc<dyn TaskProbe>>>,
@@ -175,7 +175,7 @@ impl Task {
     /// # Safety
     ///
     /// As for [`with_future`](Task::with_future).
-    pub(crate) unsafe fn file_waiting(&self, waiting: Option<Waiting>) {
+    pub(crate) unsafe fn file_waiting(&self, waiting: Option<Blocker>) {
         self.polled.with_mut(|polled| {
             // SAFETY: as for `with_future`: the caller holds the task.
             let polled = unsafe { &mut *polled };
@@ -187,7 +187,7 @@ impl Task {
     }
 
     /// What the task waited on after its last poll, if not its mailbox.
-    pub(crate) fn waiting(&self) -> Option<Waiting> {
+    pub(crate) fn waiting(&self) -> Option<Blocker> {
         lock(&self.waiting).clone()
     }
 
@@ -400,10 +400,10 @@ mod tests {
     fn waiting_reports_are_filed_and_cleared() {
         let task = task();
         assert!(task.start_poll());
-        let report = Waiting::Reply(crate::mailbox::name::Name::from("server"));
+        let report = Blocker::Reply(crate::name::Name::from("server"));
         // SAFETY: `start_poll` succeeded and nothing else holds the task.
         unsafe { task.file_waiting(Some(report)) };
-        assert!(matches!(task.waiting(), Some(Waiting::Reply(name)) if &*name == "server"));
+        assert!(matches!(task.waiting(), Some(Blocker::Reply(name)) if &*name == "server"));
         // SAFETY: as above.
         unsafe { task.file_waiting(None) };
         assert!(task.waiting().is_none());

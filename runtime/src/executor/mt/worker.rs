@@ -13,8 +13,8 @@ use std::time::Instant;
 use super::context::WorkerContext;
 use super::task::{AfterPoll, Task, TaskRef};
 use super::waker;
-use crate::executor::current;
 use crate::executor::{panic_message, TaskMeta};
+use crate::poll_report;
 use crate::sync::thread;
 use crate::sync::work_queue::StealError;
 
@@ -164,11 +164,11 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
         return;
     };
     // File what the ports noted during the poll under this task.
-    let report = current::take();
+    let report = poll_report::take();
     if let Some(unbound) = report.unbound {
         // A held task always has its probe: only finished tasks lose it.
         let sender = task.with_probe(|probe| probe.name()).unwrap_or_default();
-        cx.shared.report_unbound(sender, unbound);
+        cx.shared.file_unbound(sender, unbound);
     }
     match outcome {
         Ok(Poll::Pending) => {

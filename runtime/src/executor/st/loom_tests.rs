@@ -20,7 +20,7 @@ use loom::thread;
 use super::Executor;
 use crate::executor::{TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
-use crate::mailbox::name::Name;
+use crate::name::Name;
 use crate::sync::atomic::{AtomicUsize, Ordering};
 
 /// A model run with a bound on preemptions, to keep it tractable.
