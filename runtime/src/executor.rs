@@ -22,6 +22,7 @@ use std::time::Instant;
 use crate::mailbox::channel::Channel;
 use crate::model::Model;
 use crate::poll_report;
+use crate::wake::TaskWaker;
 
 pub(crate) use st::{RunError, Stuck, TaskFuture};
 
@@ -154,11 +155,11 @@ pub(crate) unsafe trait TaskProbe: Send + Sync {
     /// Number of messages waiting.
     fn pending(&self) -> usize;
     /// The task's waker state on the single-threaded executor.
-    fn task_waker(&self) -> &st::TaskWaker;
+    fn task_waker(&self) -> &TaskWaker;
     /// The task's waker state on the single-threaded executor, and a raw
     /// waker over this probe (see the trait's safety contract): what a
     /// poll needs, in one dynamic call.
-    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker);
+    fn waker_parts(&self) -> (&TaskWaker, RawWaker);
 }
 
 /// The probe of a model's mailbox: its channel, seen with the model type
@@ -182,7 +183,7 @@ impl<M: Model> ModelMailbox<M> {
 }
 
 impl<M: Model> st::HasTaskWaker for ModelMailbox<M> {
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         self.0.task_waker()
     }
 }
@@ -210,11 +211,11 @@ unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
         self.0.len()
     }
 
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         self.0.task_waker()
     }
 
-    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+    fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
         (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
 }
@@ -222,7 +223,7 @@ unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
 /// A channel without a model type, for the executors' unit tests.
 #[cfg(test)]
 impl<T: Send + 'static> st::HasTaskWaker for Channel<T> {
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         Channel::task_waker(self)
     }
 }
@@ -251,11 +252,11 @@ unsafe impl<T: Send + 'static> TaskProbe for Channel<T> {
         self.len()
     }
 
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         Channel::task_waker(self)
     }
 
-    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+    fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
         (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
 }
@@ -268,7 +269,7 @@ pub(crate) struct BenchTask {
     /// What to report as its model type.
     model_type: &'static str,
     /// Its waker state on the single-threaded executor.
-    waker: st::TaskWaker,
+    waker: TaskWaker,
 }
 
 impl BenchTask {
@@ -277,13 +278,13 @@ impl BenchTask {
         Arc::new(BenchTask {
             name,
             model_type,
-            waker: st::TaskWaker::new(),
+            waker: TaskWaker::new(),
         })
     }
 }
 
 impl st::HasTaskWaker for BenchTask {
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         &self.waker
     }
 }
@@ -310,11 +311,11 @@ unsafe impl TaskProbe for BenchTask {
         0
     }
 
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         &self.waker
     }
 
-    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+    fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
         (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
 }

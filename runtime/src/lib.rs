@@ -37,6 +37,7 @@ pub mod simulation;
 pub(crate) mod sync;
 mod thread_mark;
 pub mod time;
+mod wake;
 
 #[doc(hidden)]
 #[path = "private.rs"]

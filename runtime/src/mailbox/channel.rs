@@ -27,11 +27,11 @@ use std::task::{Context, Poll};
 
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
-use crate::executor::st::TaskWaker;
 use crate::name::Name;
 use crate::poll_report;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::DiatomicWaker;
+use crate::wake::TaskWaker;
 
 /// What a mailbox knows about the model that owns it once it is added to a
 /// bench.
