@@ -11,6 +11,7 @@
 //! it keeps every per-mailbox ordering guarantee but not the global order.
 //! [`Executor`] is whichever the bench asked for, with one interface.
 
+mod borrowed_waker;
 pub(crate) mod mt;
 pub(crate) mod st;
 

@@ -10,31 +10,13 @@
 
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
-use std::ops::Deref;
 use std::ptr::NonNull;
 use std::sync::Arc;
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
+use crate::executor::borrowed_waker::BorrowedWaker;
 use crate::executor::TaskProbe;
 use crate::wake::TaskWaker;
-
-/// A [`Waker`] borrowed from a task's probe: it holds no reference of its
-/// own (so making one per poll costs two stores), and its clones hold one
-/// each, like the wakers of `std::task::Wake`.
-pub(super) struct WakerRef<'a> {
-    /// The waker; never dropped, as it owns no reference.
-    waker: ManuallyDrop<Waker>,
-    /// The probe it borrows from.
-    probe: PhantomData<&'a Arc<dyn TaskProbe>>,
-}
-
-impl Deref for WakerRef<'_> {
-    type Target = Waker;
-
-    fn deref(&self) -> &Waker {
-        &self.waker
-    }
-}
 
 /// Where a task's waker state is, and the functions of a waker over its
 /// probe: found once, at spawn, with a dynamic call, so that a poll needs
@@ -80,18 +62,16 @@ impl StateRef {
     /// The waker state and a waker borrowed from `probe`, which must be
     /// the one given to [`of`](StateRef::of).
     #[inline]
-    pub(super) fn waker<'a>(&self, probe: &'a Arc<dyn TaskProbe>) -> (&'a TaskWaker, WakerRef<'a>) {
+    pub(super) fn waker<'a>(
+        &self,
+        probe: &'a Arc<dyn TaskProbe>,
+    ) -> (&'a TaskWaker, BorrowedWaker<'a>) {
         let data = Arc::as_ptr(probe).cast::<()>();
         // SAFETY: `vtable` holds the functions that `raw_waker` chose for
         // the concrete type behind `probe` (see `of`), and `data` points
         // to that value, inside its `Arc`; the borrow keeps the `Arc`
-        // alive as long as the waker, and `ManuallyDrop` keeps the waker
-        // from giving up a reference it does not own.
-        let waker = unsafe { Waker::new(data, self.vtable) };
-        let waker = WakerRef {
-            waker: ManuallyDrop::new(waker),
-            probe: PhantomData,
-        };
+        // alive as long as the waker.
+        let waker = unsafe { BorrowedWaker::lend(data, self.vtable) };
         (self.get(probe), waker)
     }
 }
