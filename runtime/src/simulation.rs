@@ -280,7 +280,7 @@ impl Simulation {
         let task = async move {
             let mut requestor = requestor;
             let replies: Vec<R> = requestor.send(request).await.collect();
-            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some((replies, requestor));
+            *crate::sync::lock(&slot) = Some((replies, requestor));
         };
         self.executor.spawn(
             Box::pin(task),
@@ -293,7 +293,7 @@ impl Simulation {
         );
         self.settle(deadline)?;
         self.check_unbound()?;
-        let outcome = result.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let outcome = crate::sync::lock(&result).take();
         // `settle` reports a query that cannot complete as a deadlock.
         let Some(outcome) = outcome else {
             return Err(self.fail(SimulationError::Deadlock {
