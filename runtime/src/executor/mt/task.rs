@@ -55,7 +55,7 @@ pub(crate) enum AfterPoll {
 }
 
 /// The parts of a task that only its holder touches (see the module docs).
-pub(crate) struct Polled {
+pub(crate) struct HeldParts {
     /// The future; `None` once finished or taken.
     future: Option<TaskFuture>,
     /// True while [`Task::waiting`] holds a report, so that a poll that
@@ -68,7 +68,7 @@ pub(crate) struct Task {
     /// `SCHEDULED | RUNNING | DONE` bits.
     state: AtomicU8,
     /// The future, guarded by `state`.
-    polled: UnsafeCell<Polled>,
+    held: UnsafeCell<HeldParts>,
     /// What it waited on after its last poll, if not its mailbox: written
     /// by the poller when that changes, read by the end-of-step check.
     waiting: Mutex<Option<Blocker>>,
@@ -82,7 +82,7 @@ pub(crate) struct Task {
     pub(crate) listed: AtomicBool,
 }
 
-// SAFETY: the only field that is not `Sync` by itself is `polled`, whose
+// SAFETY: the only field that is not `Sync` by itself is `held`, whose
 // contents (a `Send` future and a flag) only the holder of the task's state
 // touches (see the module docs): shared references never reach them from
 // two threads at once.
@@ -98,7 +98,7 @@ impl Task {
     ) -> Self {
         Task {
             state: AtomicU8::new(SCHEDULED),
-            polled: UnsafeCell::new(Polled {
+            held: UnsafeCell::new(HeldParts {
                 future: Some(future),
                 reported: false,
             }),
@@ -163,9 +163,8 @@ impl Task {
     /// not called `end_poll` or `finish` since.
     pub(crate) unsafe fn with_future<R>(&self, f: impl FnOnce(&mut Option<TaskFuture>) -> R) -> R {
         // SAFETY: per the contract, the state word gives this thread
-        // exclusive use of `polled` (see the module docs).
-        self.polled
-            .with_mut(|polled| f(unsafe { &mut (*polled).future }))
+        // exclusive use of `held` (see the module docs).
+        self.held.with_mut(|held| f(unsafe { &mut (*held).future }))
     }
 
     /// Files what the task waits on after a poll (`None`: nothing but its
@@ -176,11 +175,11 @@ impl Task {
     ///
     /// As for [`with_future`](Task::with_future).
     pub(crate) unsafe fn file_waiting(&self, waiting: Option<Blocker>) {
-        self.polled.with_mut(|polled| {
+        self.held.with_mut(|held| {
             // SAFETY: as for `with_future`: the caller holds the task.
-            let polled = unsafe { &mut *polled };
-            if waiting.is_some() || polled.reported {
-                polled.reported = waiting.is_some();
+            let held = unsafe { &mut *held };
+            if waiting.is_some() || held.reported {
+                held.reported = waiting.is_some();
                 *lock(&self.waiting) = waiting;
             }
         });
@@ -212,8 +211,7 @@ impl Task {
         // SAFETY: moving the state from idle or queued to `DONE` gave this
         // thread the future: no worker polls a `DONE` task (`start_poll`
         // fails) and none was polling it.
-        self.polled
-            .with_mut(|polled| unsafe { (*polled).future.take() })
+        self.held.with_mut(|held| unsafe { (*held).future.take() })
     }
 
     /// Runs `f` on the task's probe; `None` if the executor released it
