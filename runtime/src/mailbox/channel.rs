@@ -236,7 +236,7 @@ impl<T> Channel<T> {
     pub(crate) unsafe fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<T> {
         // SAFETY: forwarded from the caller: we are the only consumer.
         if let Some(message) = unsafe { self.queue.pop() } {
-            return Poll::Ready(self.took(message));
+            return Poll::Ready(self.after_pop(message));
         }
         // SAFETY: as above.
         unsafe { self.poll_pop_empty(cx) }
@@ -270,7 +270,7 @@ impl<T> Channel<T> {
         if let Some(message) = unsafe { self.queue.pop() } {
             // SAFETY: only the single consumer registers or unregisters.
             unsafe { self.consumer.unregister() };
-            return Poll::Ready(self.took(message));
+            return Poll::Ready(self.after_pop(message));
         }
         self.park(false)
     }
@@ -302,7 +302,7 @@ impl<T> Channel<T> {
 
     /// Bookkeeping after the consumer took `message`.
     #[inline]
-    fn took(&self, message: T) -> T {
+    fn after_pop(&self, message: T) -> T {
         // Stored whatever it was: one store is cheaper than a load, a test
         // and a branch on every message.
         self.parked.store(false, Ordering::Release);

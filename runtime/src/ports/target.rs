@@ -88,7 +88,7 @@ fn wait_for_space<M: Model>(address: &Address<M>) {
 }
 
 /// A connection to an input, optionally through a filter-map.
-pub(crate) struct InputTarget<M: Model, T, F> {
+pub(crate) struct InputConnection<M: Model, T, F> {
     /// The recipient's mailbox.
     pub(crate) address: Address<M>,
     /// The recipient port.
@@ -97,7 +97,7 @@ pub(crate) struct InputTarget<M: Model, T, F> {
     pub(crate) adapt: F,
 }
 
-impl<M, T, U, F> Target<U> for InputTarget<M, T, F>
+impl<M, T, U, F> Target<U> for InputConnection<M, T, F>
 where
     M: Model,
     T: Send + 'static,
