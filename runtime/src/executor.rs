@@ -11,7 +11,7 @@
 //! it keeps every per-mailbox ordering guarantee but not the global order.
 //! [`Executor`] is whichever the bench asked for, with one interface.
 
-pub(crate) mod current;
+mod borrowed_waker;
 pub(crate) mod mt;
 pub(crate) mod st;
 
@@ -22,6 +22,8 @@ use std::time::Instant;
 
 use crate::mailbox::channel::Channel;
 use crate::model::Model;
+use crate::poll_report;
+use crate::wake::TaskWaker;
 
 pub(crate) use st::{RunError, Stuck, TaskFuture};
 
@@ -102,7 +104,7 @@ impl Executor {
     }
 
     /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, current::Unbound)> {
+    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, poll_report::Unbound)> {
         match self {
             Executor::St(e) => e.take_unbound(),
             Executor::Mt(e) => e.take_unbound(),
@@ -154,11 +156,11 @@ pub(crate) unsafe trait TaskProbe: Send + Sync {
     /// Number of messages waiting.
     fn pending(&self) -> usize;
     /// The task's waker state on the single-threaded executor.
-    fn task_waker(&self) -> &st::TaskWaker;
+    fn task_waker(&self) -> &TaskWaker;
     /// The task's waker state on the single-threaded executor, and a raw
     /// waker over this probe (see the trait's safety contract): what a
     /// poll needs, in one dynamic call.
-    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker);
+    fn waker_parts(&self) -> (&TaskWaker, RawWaker);
 }
 
 /// The probe of a model's mailbox: its channel, seen with the model type
@@ -182,7 +184,7 @@ impl<M: Model> ModelMailbox<M> {
 }
 
 impl<M: Model> st::HasTaskWaker for ModelMailbox<M> {
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         self.0.task_waker()
     }
 }
@@ -210,11 +212,11 @@ unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
         self.0.len()
     }
 
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         self.0.task_waker()
     }
 
-    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+    fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
         (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
 }
@@ -222,7 +224,7 @@ unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
 /// A channel without a model type, for the executors' unit tests.
 #[cfg(test)]
 impl<T: Send + 'static> st::HasTaskWaker for Channel<T> {
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         Channel::task_waker(self)
     }
 }
@@ -251,11 +253,11 @@ unsafe impl<T: Send + 'static> TaskProbe for Channel<T> {
         self.len()
     }
 
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         Channel::task_waker(self)
     }
 
-    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+    fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
         (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
 }
@@ -268,7 +270,7 @@ pub(crate) struct BenchTask {
     /// What to report as its model type.
     model_type: &'static str,
     /// Its waker state on the single-threaded executor.
-    waker: st::TaskWaker,
+    waker: TaskWaker,
 }
 
 impl BenchTask {
@@ -277,13 +279,13 @@ impl BenchTask {
         Arc::new(BenchTask {
             name,
             model_type,
-            waker: st::TaskWaker::new(),
+            waker: TaskWaker::new(),
         })
     }
 }
 
 impl st::HasTaskWaker for BenchTask {
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         &self.waker
     }
 }
@@ -310,11 +312,11 @@ unsafe impl TaskProbe for BenchTask {
         0
     }
 
-    fn task_waker(&self) -> &st::TaskWaker {
+    fn task_waker(&self) -> &TaskWaker {
         &self.waker
     }
 
-    fn waker_parts(&self) -> (&st::TaskWaker, RawWaker) {
+    fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
         (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
 }

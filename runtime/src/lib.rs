@@ -28,6 +28,8 @@ pub mod context;
 pub(crate) mod executor;
 pub mod mailbox;
 pub mod model;
+mod name;
+mod poll_report;
 pub mod ports;
 mod prefetch;
 pub mod scheduler;
@@ -35,6 +37,7 @@ pub mod simulation;
 pub(crate) mod sync;
 mod thread_mark;
 pub mod time;
+mod wake;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -11,7 +11,6 @@
 //!   [`SimulationError::NoRecipient`](crate::SimulationError::NoRecipient).
 
 pub(crate) mod channel;
-pub(crate) mod name;
 pub(crate) mod queue;
 mod wait_list;
 

@@ -110,9 +110,13 @@
 //! # Ok::<(), causim::SimulationError>(())
 //! ```
 
+mod run;
+
 use std::future::Future;
 
 use crate::context::Context;
+
+pub(crate) use run::run_model;
 
 /// The contract between a model and the runtime.
 ///

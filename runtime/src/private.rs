@@ -63,9 +63,7 @@ pub fn short_type_name<T: ?Sized + 'static>() -> &'static str {
     /// Names built so far, by type.
     static NAMES: OnceLock<Mutex<HashMap<TypeId, &'static str>>> = OnceLock::new();
     let names = NAMES.get_or_init(Default::default);
-    let mut names = names
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut names = crate::sync::lock(names);
     names
         .entry(TypeId::of::<T>())
         .or_insert_with(|| Box::leak(trim_paths(std::any::type_name::<T>()).into_boxed_str()))
@@ -83,9 +81,7 @@ pub fn port_list<M: 'static>(
     type Lists = HashMap<(TypeId, &'static str), &'static [PortMetadata]>;
     static LISTS: OnceLock<Mutex<Lists>> = OnceLock::new();
     let lists = LISTS.get_or_init(Default::default);
-    let mut lists = lists
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut lists = crate::sync::lock(lists);
     lists
         .entry((TypeId::of::<M>(), which))
         .or_insert_with(|| Box::leak(make().into_boxed_slice()))

@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
 
-use crate::executor::current::{self, Waiting};
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
+use crate::poll_report::{self, Blocker};
 use crate::ports::{QuerySource, ReplierFor, Requestor};
 use crate::scheduler::action::Action;
 use crate::scheduler::local::Driving;
@@ -65,7 +65,7 @@ pub struct Simulation {
     /// the next step (under the lock that step takes anyway).
     fired: Fired,
     /// A bench event sent to a mailbox never added, not yet reported.
-    pending_unbound: Option<(Option<Arc<str>>, current::Unbound)>,
+    pending_unbound: Option<(Option<Arc<str>>, poll_report::Unbound)>,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
@@ -298,7 +298,7 @@ impl Simulation {
         let task = async move {
             let mut requestor = requestor;
             let replies: Vec<R> = requestor.send(request).await.collect();
-            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some((replies, requestor));
+            *crate::sync::lock(&slot) = Some((replies, requestor));
         };
         self.executor.spawn(
             Box::pin(task),
@@ -311,7 +311,7 @@ impl Simulation {
         );
         self.settle(deadline)?;
         self.check_unbound()?;
-        let outcome = result.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let outcome = crate::sync::lock(&result).take();
         // `settle` reports a query that cannot complete as a deadlock.
         let Some(outcome) = outcome else {
             return Err(self.fail(SimulationError::Deadlock {
@@ -485,7 +485,7 @@ impl Simulation {
     /// Keeps the first message the bench sent to a mailbox never added,
     /// for [`check_unbound`](Simulation::check_unbound).
     fn note_unbound_from_bench(&mut self) {
-        if let Some(unbound) = current::take().unbound {
+        if let Some(unbound) = poll_report::take().unbound {
             self.pending_unbound.get_or_insert((None, unbound));
         }
     }
@@ -557,13 +557,13 @@ impl Simulation {
         if self.pending_unbound.is_none() && !self.executor.has_unbound() {
             return Ok(());
         }
-        self.report_unbound()
+        self.unbound_error()
     }
 
     /// The slow path of [`check_unbound`](Simulation::check_unbound).
     #[cold]
     #[inline(never)]
-    fn report_unbound(&mut self) -> Result<(), SimulationError> {
+    fn unbound_error(&mut self) -> Result<(), SimulationError> {
         let from_models = self.executor.take_unbound();
         let first = self
             .pending_unbound
@@ -623,10 +623,10 @@ fn blocked_model(stuck: Stuck) -> BlockedModel {
         model_type: stuck.meta.model_type,
         pending_messages: stuck.meta.mailbox.as_ref().map_or(0, |m| m.pending()),
         waiting_for: match stuck.waiting {
-            Some(Waiting::Reply(from)) => WaitingFor::Reply {
+            Some(Blocker::Reply(from)) => WaitingFor::Reply {
                 from: from.to_string(),
             },
-            Some(Waiting::MailboxSpace(of)) => WaitingFor::MailboxSpace { of: of.to_string() },
+            Some(Blocker::MailboxSpace(of)) => WaitingFor::MailboxSpace { of: of.to_string() },
             None => WaitingFor::Other,
         },
     }

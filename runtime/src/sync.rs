@@ -16,6 +16,8 @@
 #[cfg(causim_loom)]
 mod stand_in;
 
+use std::sync::{LockResult, PoisonError};
+
 #[cfg(not(causim_loom))]
 pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -214,9 +216,76 @@ pub(crate) mod cell {
 }
 
 /// Locks `mutex`, ignoring poisoning: every critical section in this crate
-/// leaves its data consistent even if a panic unwinds through it.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
+/// leaves its data consistent even if a panic unwinds through it. The one
+/// place that says so, for every mutex of the crate: this module's (loom's
+/// under loom) and the plain `std` ones of the ports and the bench.
+pub(crate) fn lock<L: Lock + ?Sized>(mutex: &L) -> L::Guard<'_> {
+    mutex
+        .lock_or_poisoned()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A mutex [`lock`] takes: `std`'s, and loom's under loom.
+pub(crate) trait Lock {
+    /// What locking it gives.
+    type Guard<'a>
+    where
+        Self: 'a;
+
+    /// Locks it, saying whether it was poisoned.
+    fn lock_or_poisoned(&self) -> LockResult<Self::Guard<'_>>;
+}
+
+impl<T: ?Sized> Lock for std::sync::Mutex<T> {
+    type Guard<'a>
+        = std::sync::MutexGuard<'a, T>
+    where
+        T: 'a;
+
+    #[inline(always)]
+    fn lock_or_poisoned(&self) -> LockResult<Self::Guard<'_>> {
+        self.lock()
+    }
+}
+
+/// A shared mutex locks as the mutex (what deref coercion would do for a
+/// function that is not generic).
+impl<L: Lock + ?Sized> Lock for std::sync::Arc<L> {
+    type Guard<'a>
+        = L::Guard<'a>
+    where
+        L: 'a;
+
+    #[inline(always)]
+    fn lock_or_poisoned(&self) -> LockResult<Self::Guard<'_>> {
+        (**self).lock_or_poisoned()
+    }
+}
+
+#[cfg(causim_loom)]
+impl<L: Lock + ?Sized> Lock for loom::sync::Arc<L> {
+    type Guard<'a>
+        = L::Guard<'a>
+    where
+        L: 'a;
+
+    #[inline(always)]
+    fn lock_or_poisoned(&self) -> LockResult<Self::Guard<'_>> {
+        (**self).lock_or_poisoned()
+    }
+}
+
+#[cfg(causim_loom)]
+impl<T: ?Sized> Lock for loom::sync::Mutex<T> {
+    type Guard<'a>
+        = loom::sync::MutexGuard<'a, T>
+    where
+        T: 'a;
+
+    #[inline(always)]
+    fn lock_or_poisoned(&self) -> LockResult<Self::Guard<'_>> {
+        self.lock()
+    }
 }
 
 /// Runs a loom model, with at most `preemptions` preemptions per execution

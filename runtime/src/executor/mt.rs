@@ -27,12 +27,12 @@
 //! are both causal-messaging rules, which only depend on per-mailbox order
 //! and on every message of a step being processed before the next.
 
-pub(crate) mod context;
 pub(crate) mod shared;
 pub(crate) mod sleepers;
 pub(crate) mod task;
 pub(crate) mod waker;
 pub(crate) mod worker;
+pub(crate) mod worker_context;
 
 #[cfg(all(test, causim_loom))]
 mod loom_tests;
@@ -40,14 +40,15 @@ mod loom_tests;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use super::current::Unbound;
 use super::st::{RunError, Stuck, TaskFuture};
 use super::{TaskMeta, TaskProbe};
+use crate::poll_report::Unbound;
 use crate::sync::thread::{self, JoinHandle};
 use crate::sync::work_queue::Worker;
 use crate::sync::Arc;
 use shared::Shared;
 use task::{Task, TaskRef};
+use worker_context::WorkerContext;
 
 /// Capacity of each worker's own queue; more goes to the injector.
 const LOCAL_QUEUE_CAPACITY: usize = 256;
@@ -65,7 +66,7 @@ pub(crate) struct Executor {
     /// What the workers share.
     shared: Arc<Shared>,
     /// Worker 0's own queue, while the calling thread is not working.
-    main: Option<context::Home>,
+    main: Option<worker_context::VacantWorker>,
     /// The spawned workers.
     workers: Vec<JoinHandle<()>>,
     /// Every task spawned, for deadlock reports and teardown.
@@ -91,7 +92,7 @@ impl Executor {
             .collect();
         let shared = Arc::new(Shared::new(locals.iter().map(Worker::stealer).collect()));
         let mut locals = locals.into_iter();
-        let main = locals.next().map(context::Home::new);
+        let main = locals.next().map(worker_context::VacantWorker::new);
         let stand_in = locals.next_back();
         let workers = locals
             .enumerate()
@@ -125,7 +126,7 @@ impl Executor {
 
     /// Runs `f` as worker 0: tasks it wakes go to this thread's queue.
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
-        let _installed = context::install(&self.shared, 0, &mut self.main);
+        let _installed = worker_context::install(&self.shared, 0, &mut self.main);
         f()
     }
 
@@ -138,10 +139,10 @@ impl Executor {
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
         let watch = deadline.is_some() && self.start_stand_in();
         let shared = self.shared.clone();
-        let installed = context::install(&shared, 0, &mut self.main);
-        let outcome = context::with(|cx| match cx {
-            Some(cx) if watch => run_watching(cx, deadline),
-            Some(cx) => run_main(cx, deadline),
+        let installed = worker_context::install(&shared, 0, &mut self.main);
+        let outcome = worker_context::with(|caller| match caller {
+            Some(caller) if watch => run_watching(caller, deadline),
+            Some(caller) => run_main(caller, deadline),
             None => Ok(()),
         });
         drop(installed);
@@ -153,7 +154,7 @@ impl Executor {
     /// thread has to poll itself).
     fn start_stand_in(&mut self) -> bool {
         if let Some(local) = self.stand_in.take() {
-            let index = self.shared.slots.len() - 1;
+            let index = self.shared.handles.len() - 1;
             self.workers
                 .extend(spawn_worker(&self.shared, index, local));
         }
@@ -242,11 +243,11 @@ fn spawn_worker(
     let shared = shared.clone();
     let name = format!("causim-worker-{index}");
     thread::spawn_named(name, move || {
-        let mut home = Some(context::Home::new(local));
-        let installed = context::install(&shared, index, &mut home);
-        context::with(|cx| {
-            if let Some(cx) = cx {
-                worker::work(cx);
+        let mut home = Some(worker_context::VacantWorker::new(local));
+        let installed = worker_context::install(&shared, index, &mut home);
+        worker_context::with(|spawned| {
+            if let Some(spawned) = spawned {
+                worker::work(spawned);
             }
         });
         drop(installed);
@@ -255,11 +256,11 @@ fn spawn_worker(
 }
 
 /// The calling thread's loop: work until the step is complete.
-fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
-    let shared = &cx.shared;
+fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
+    let shared = &caller.shared;
     // Work queued before the call (spawns, deliveries): wake a helper if
     // there is more than this thread takes first.
-    if shared.injected() > 0 || cx.local.capacity() - cx.local.spare_capacity() > 1 {
+    if shared.injected() > 0 || caller.local.capacity() - caller.local.spare_capacity() > 1 {
         shared.notify_one();
     }
     let mut polls = 0u32;
@@ -273,8 +274,8 @@ fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<()
                 });
             }
         }
-        if let Some(task) = worker::next_task(cx) {
-            worker::run_task(cx, task);
+        if let Some(task) = worker::next_task(caller) {
+            worker::run_task(caller, task);
             polls = polls.wrapping_add(1);
             if polls.is_multiple_of(POLLS_PER_DEADLINE_CHECK) && passed(deadline) {
                 shared.stop();
@@ -284,7 +285,7 @@ fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<()
         }
         // Nothing to poll: give back the lease; if it was the last, the
         // step is over.
-        cx.release();
+        caller.release();
         if shared.is_quiescent() {
             return finished(shared, deadline);
         }
@@ -292,18 +293,18 @@ fn run_main(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<()
             shared.stop();
             return Err(RunError::Timeout);
         }
-        worker::park(cx, deadline);
+        worker::park(caller, deadline);
     }
 }
 
 /// The calling thread's loop when the run has a deadline: hand the queued
 /// tasks to the workers, then wait until the step is complete, a model
 /// panics or the deadline passes, whatever the models do meanwhile.
-fn run_watching(cx: &context::WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
-    let shared = &cx.shared;
+fn run_watching(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
+    let shared = &caller.shared;
     // The end of the step and a failure unpark this thread.
-    shared.slots[0].parker.set_owner();
-    hand_over(cx);
+    shared.handles[0].parker.set_owner();
+    hand_over(caller);
     loop {
         if let Some(failure) = shared.is_stopped().then(|| shared.take_failure()).flatten() {
             return Err(RunError::Panic {
@@ -319,22 +320,22 @@ fn run_watching(cx: &context::WorkerContext, deadline: Option<Instant>) -> Resul
             return Err(RunError::Timeout);
         }
         let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        shared.slots[0].parker.park(timeout);
+        shared.handles[0].parker.park(timeout);
     }
 }
 
 /// Moves the tasks queued on the calling thread (by the bench's deliveries
 /// and spawns) to the injector, each counted for itself, then gives back
 /// the thread's lease and wakes a worker.
-fn hand_over(cx: &context::WorkerContext) {
-    let shared = &cx.shared;
+fn hand_over(caller: &WorkerContext) {
+    let shared = &caller.shared;
     let mut moved = false;
-    while let Some(task) = cx.next.take().or_else(|| cx.local.pop()) {
+    while let Some(task) = caller.next.take().or_else(|| caller.local.pop()) {
         shared.count_active();
         shared.inject(task);
         moved = true;
     }
-    cx.release();
+    caller.release();
     if moved {
         shared.notify_one();
     }

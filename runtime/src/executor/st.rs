@@ -7,12 +7,12 @@
 //!
 //! Wakers are `Send + Sync` as the `Waker` contract demands. While the
 //! executor runs, wake-ups on its own thread go to a local queue without a
-//! lock ([`local`]); others go to a shared queue behind a mutex.
+//! lock; others go to a shared queue behind a mutex (both in
+//! [`crate::wake`], which the mailboxes share).
 
-mod local;
 mod waker;
 
-pub(crate) use waker::{raw_waker, HasTaskWaker, TaskWaker};
+pub(crate) use waker::{raw_waker, HasTaskWaker};
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -24,12 +24,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use super::current::{self, Unbound, Waiting};
-// Through `crate::sync`: the shared queue is what a waker on another
-// thread touches, which the loom models check.
 use super::{panic_message, TaskMeta, TaskProbe};
-use crate::sync::atomic::{AtomicBool, Ordering};
-use crate::sync::{Mutex, MutexGuard};
+use crate::poll_report::{self, Blocker, Unbound};
+use crate::sync::atomic::Ordering;
+use crate::wake::{RunQueue, Running, TaskWaker};
 
 /// A boxed task future.
 pub(crate) type TaskFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -49,50 +47,6 @@ pub(crate) enum RunError {
     },
     /// The deadline passed; tasks may still be queued.
     Timeout,
-}
-
-/// Task ids waiting to be polled, oldest first.
-pub(crate) struct RunQueue {
-    /// Woken from another thread, or while the executor is not running.
-    ids: Mutex<VecDeque<usize>>,
-    /// True while `ids` may be non-empty; written under its lock, read
-    /// without it, so that a run that drained its local queue does not
-    /// lock an empty shared one (that lock was a tenth of a one-event
-    /// step).
-    remote_pending: AtomicBool,
-    /// Woken on the executor's thread while it runs.
-    local: local::LocalQueue,
-}
-
-impl RunQueue {
-    fn lock(&self) -> MutexGuard<'_, VecDeque<usize>> {
-        crate::sync::lock(&self.ids)
-    }
-
-    /// Queues `id` in the shared queue.
-    pub(super) fn push_remote(&self, id: usize) {
-        let mut ids = self.lock();
-        ids.push_back(id);
-        // Under the lock, so it cannot be overtaken by the reset in
-        // `take_remote` of a drain that missed this id.
-        self.remote_pending.store(true, Ordering::Release);
-    }
-
-    /// Swaps the shared queue's ids into `into` (empty), unless it holds
-    /// none, which is found without the lock; false then.
-    #[inline]
-    fn take_remote(&self, into: &mut VecDeque<usize>) -> bool {
-        // Acquire: pairs with the Release in `push_remote`. A push this
-        // load misses is not lost: the flag stays set for the next look,
-        // exactly as if the push had come just after this drain.
-        if !self.remote_pending.load(Ordering::Acquire) {
-            return false;
-        }
-        let mut ids = self.lock();
-        self.remote_pending.store(false, Ordering::Relaxed);
-        std::mem::swap(&mut *ids, into);
-        true
-    }
 }
 
 /// A spawned task. Everything about it is reached through its probe (for
@@ -124,7 +78,7 @@ pub(crate) struct Stuck {
     /// Who it is.
     pub(crate) meta: TaskMeta,
     /// What it waits on, if known.
-    pub(crate) waiting: Option<Waiting>,
+    pub(crate) waiting: Option<Blocker>,
 }
 
 /// The single-threaded executor.
@@ -145,7 +99,7 @@ pub(crate) struct Executor {
     candidates: RefCell<Vec<usize>>,
     /// What each task waited on after its last poll, if not its mailbox
     /// (only tasks that wait on a reply or on a full mailbox are listed).
-    waiting: HashMap<usize, Waiting>,
+    waiting: HashMap<usize, Blocker>,
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
     unbound: Vec<(Arc<str>, Unbound)>,
@@ -159,11 +113,7 @@ impl Executor {
         Executor {
             tasks: Vec::new(),
             free: Vec::new(),
-            queue: Arc::new(RunQueue {
-                ids: Mutex::new(VecDeque::new()),
-                remote_pending: AtomicBool::new(false),
-                local: local::LocalQueue::default(),
-            }),
+            queue: Arc::new(RunQueue::new()),
             candidates: RefCell::new(Vec::new()),
             waiting: HashMap::new(),
             unbound: Vec::new(),
@@ -235,7 +185,7 @@ impl Executor {
     /// task two places ahead, and the future and mailbox of the next one
     /// (whose record the previous call started loading).
     #[inline]
-    fn prefetch_ahead(&self, running: &local::Running) {
+    fn prefetch_ahead(&self, running: &Running) {
         use crate::prefetch::prefetch;
         let (next, later) = self.queue.local.peek_two(running);
         if let Some(Some(task)) = next.and_then(|id| self.tasks.get(id)) {
@@ -250,7 +200,7 @@ impl Executor {
     /// The oldest woken task: local wake-ups first, then those queued in
     /// the shared queue, which are moved to the local one in their order
     /// (on one thread, that is exactly the order of the wake-ups).
-    fn next_woken(&mut self, running: &local::Running) -> Option<usize> {
+    fn next_woken(&mut self, running: &Running) -> Option<usize> {
         if let Some(id) = self.queue.local.pop(running) {
             return Some(id);
         }
@@ -288,7 +238,7 @@ impl Executor {
         let future = &mut task.future;
         let outcome = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
         // What the ports noted during the poll, if anything (rarely).
-        let report = current::take_noted();
+        let report = poll_report::take_noted();
         match outcome {
             Ok(Poll::Pending) => {
                 // A task that parked on its empty mailbox is idle, and stays
@@ -329,7 +279,7 @@ impl Executor {
     /// to a mailbox never added, and what the task now waits on (or that
     /// it no longer waits on anything but its mailbox).
     #[cold]
-    fn file_report(&mut self, id: usize, report: current::PollReport) {
+    fn file_report(&mut self, id: usize, report: poll_report::PollReport) {
         if let Some(unbound) = report.unbound {
             if let Some(task) = self.tasks.get(id).and_then(Option::as_ref) {
                 self.unbound.push((task.probe.name(), unbound));
@@ -408,7 +358,7 @@ impl Executor {
     /// Gives back the memory of queues that grew with the number of tasks
     /// woken at once (the first run polls every task).
     pub(crate) fn trim(&mut self) {
-        self.queue.lock().shrink_to_fit();
+        self.queue.shrink_remote();
         self.drained.shrink_to_fit();
         self.candidates.get_mut().shrink_to_fit();
         self.waiting.shrink_to_fit();

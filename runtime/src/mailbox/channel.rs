@@ -25,13 +25,13 @@
 use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
-use super::name::Name;
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
-use crate::executor::current;
-use crate::executor::st::TaskWaker;
+use crate::name::Name;
+use crate::poll_report;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::DiatomicWaker;
+use crate::wake::TaskWaker;
 
 /// What a mailbox knows about the model that owns it once it is added to a
 /// bench.
@@ -236,7 +236,7 @@ impl<T> Channel<T> {
     pub(crate) unsafe fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<T> {
         // SAFETY: forwarded from the caller: we are the only consumer.
         if let Some(message) = unsafe { self.queue.pop() } {
-            return Poll::Ready(self.took(message));
+            return Poll::Ready(self.after_pop(message));
         }
         // SAFETY: as above.
         unsafe { self.poll_pop_empty(cx) }
@@ -271,7 +271,7 @@ impl<T> Channel<T> {
         if let Some(message) = unsafe { self.queue.pop() } {
             // SAFETY: only the single consumer registers or unregisters.
             unsafe { self.consumer.unregister() };
-            return Poll::Ready(self.took(message));
+            return Poll::Ready(self.after_pop(message));
         }
         self.park(false)
     }
@@ -303,7 +303,7 @@ impl<T> Channel<T> {
 
     /// Bookkeeping after the consumer took `message`.
     #[inline]
-    fn took(&self, message: T) -> T {
+    fn after_pop(&self, message: T) -> T {
         // Stored whatever it was: one store is cheaper than a load, a test
         // and a branch on every message.
         self.parked.store(false, Ordering::Release);
@@ -342,10 +342,11 @@ impl<T> Channel<T> {
 }
 
 /// Reports an undeliverable message from inside a model to the running
-/// simulation. Sends from the bench are checked before they start.
+/// simulation: the cold, out-of-line call of the send path. Sends from the
+/// bench are checked before they start.
 #[cold]
-pub(crate) fn report_unbound(model_type: &'static str, port: &'static str) {
-    current::report_unbound_recipient(model_type, port);
+pub(crate) fn note_unbound_cold(model_type: &'static str, port: &'static str) {
+    poll_report::note_unbound(model_type, port);
 }
 
 #[cfg(all(test, causim_loom))]

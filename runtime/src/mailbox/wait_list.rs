@@ -1,6 +1,6 @@
 //! The producers waiting for room in a full mailbox.
 //!
-//! Waiting is the rare path (a mailbox is full only under bursts), so the
+//! WaitingProducers is the rare path (a mailbox is full only under bursts), so the
 //! wakers sit in a plain locked list; the consumer's hot path only reads an
 //! atomic count, after a fence that pairs with the one a producer issues
 //! between registering and trying again. That pairing (the store-buffer,
@@ -22,7 +22,7 @@
 //! producer that no longer needs the slot (its future was dropped) can then
 //! never strand another one.
 //!
-//! Waiting must not allocate either (a burst into a small mailbox waits
+//! WaitingProducers must not allocate either (a burst into a small mailbox waits
 //! once per freed slot): the woken wakers are swapped out for a spare,
 //! empty buffer that keeps its capacity, and the drained buffer becomes the
 //! next spare. After the first few waits, registering never grows a vector.
@@ -36,14 +36,14 @@ use crate::sync::{lock, Mutex};
 /// Wakers of producers waiting for a free slot.
 #[derive(Debug)]
 pub(crate) struct WaitList {
-    /// The waiting producers (a leaked `Box<Waiting>`), or null until the
+    /// The waiting producers (a leaked `Box<WaitingProducers>`), or null until the
     /// first producer waits.
-    waiting: AtomicPtr<Waiting>,
+    waiting: AtomicPtr<WaitingProducers>,
 }
 
 /// The waiting producers of a mailbox that has been full at least once.
 #[derive(Debug, Default)]
-struct Waiting {
+struct WaitingProducers {
     /// Number of registered wakers, readable without the lock.
     count: AtomicUsize,
     /// The wakers and their spare buffer.
@@ -60,9 +60,9 @@ struct Lists {
     spare: Vec<Waker>,
 }
 
-// SAFETY: `WaitList` owns the `Waiting` behind its pointer (freed only in
+// SAFETY: `WaitList` owns the `WaitingProducers` behind its pointer (freed only in
 // `drop`, with `&mut self`) and only hands out shared references to it;
-// `Waiting` is `Send + Sync` (atomics and a mutex over `Send` wakers).
+// `WaitingProducers` is `Send + Sync` (atomics and a mutex over `Send` wakers).
 unsafe impl Send for WaitList {}
 // SAFETY: as above.
 unsafe impl Sync for WaitList {}
@@ -77,21 +77,21 @@ impl WaitList {
 
     /// The waiting producers, if one ever waited.
     #[inline]
-    fn get(&self) -> Option<&Waiting> {
+    fn get(&self) -> Option<&WaitingProducers> {
         let waiting = self.waiting.load(Ordering::Acquire);
         // SAFETY: a non-null pointer was installed by `get_or_allocate`
-        // from a leaked `Box<Waiting>` (the Acquire load pairs with its
+        // from a leaked `Box<WaitingProducers>` (the Acquire load pairs with its
         // Release exchange, so the contents are initialised), and it is
         // freed only in `drop`, which has `&mut self`.
         (!waiting.is_null()).then(|| unsafe { &*waiting })
     }
 
     /// The waiting producers, allocated by the first one.
-    fn get_or_allocate(&self) -> &Waiting {
+    fn get_or_allocate(&self) -> &WaitingProducers {
         if let Some(waiting) = self.get() {
             return waiting;
         }
-        let fresh = Box::into_raw(Box::<Waiting>::default());
+        let fresh = Box::into_raw(Box::<WaitingProducers>::default());
         match self.waiting.compare_exchange(
             ptr::null_mut(),
             fresh,
@@ -151,7 +151,7 @@ impl WaitList {
     }
 }
 
-impl Waiting {
+impl WaitingProducers {
     /// Wakes and forgets every registered waker.
     #[cold]
     fn wake_registered(&self) {
@@ -174,7 +174,7 @@ impl Drop for WaitList {
     fn drop(&mut self) {
         let waiting = self.waiting.load(Ordering::Relaxed);
         if !waiting.is_null() {
-            // SAFETY: a leaked `Box<Waiting>` installed by
+            // SAFETY: a leaked `Box<WaitingProducers>` installed by
             // `get_or_allocate`; `&mut self` means nobody can reach it
             // any more.
             drop(unsafe { Box::from_raw(waiting) });

@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 
 use super::input::InputFor;
 use super::sink::Sink;
-use super::target::{identity_some, InputTarget, Target};
+use super::target::{identity_some, InputConnection, Target};
 use crate::mailbox::IntoAddress;
 
 /// The connections of one output or event source, in connection order.
@@ -76,7 +76,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
 
     /// Connects to an input taking `T`.
     pub(crate) fn connect<P: InputFor<T>>(&mut self, port: P, address: impl IntoAddress<P::Model>) {
-        self.add(InputTarget {
+        self.add(InputConnection {
             address: address.into_address(),
             port: port.into_input_port(),
             adapt: identity_some::<T>,
@@ -93,7 +93,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         U: Send + 'static,
         P: InputFor<U>,
     {
-        self.add(InputTarget {
+        self.add(InputConnection {
             address: address.into_address(),
             port: port.into_input_port(),
             adapt: move |v| Some(map(v)),
@@ -110,7 +110,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         U: Send + 'static,
         P: InputFor<U>,
     {
-        self.add(InputTarget {
+        self.add(InputConnection {
             address: address.into_address(),
             port: port.into_input_port(),
             adapt: filter_map,

@@ -12,8 +12,10 @@
 //! not wait for a reply that will never come.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
+
+use crate::sync::lock;
 
 /// The requestor's side of a reply channel, reused across requests.
 pub(crate) struct ReplySlot<R> {
@@ -31,10 +33,6 @@ struct SlotState<R> {
     abandoned: bool,
     /// The requestor's waker while it waits.
     waker: Option<Waker>,
-}
-
-fn lock<R>(state: &Mutex<SlotState<R>>) -> MutexGuard<'_, SlotState<R>> {
-    state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl<R> ReplySlot<R> {

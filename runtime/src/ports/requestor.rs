@@ -6,8 +6,8 @@ use std::task::Poll;
 
 use super::input::ReplierFor;
 use super::target::{identity, ReplierConnection, ReplierTarget};
-use crate::executor::current::{self, Waiting};
 use crate::mailbox::IntoAddress;
+use crate::poll_report::{self, Blocker};
 
 /// A requestor port: sends a request to every connected replier and returns
 /// their replies, in connection order (zero or more).
@@ -183,7 +183,7 @@ impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
             Poll::Ready(Some(reply)) => Poll::Ready(reply),
             Poll::Ready(None) => {
                 // Abandoned: note it so the deadlock report names the replier.
-                current::set_waiting(Waiting::Reply(connection.recipient()));
+                poll_report::set_waiting(Blocker::Reply(connection.recipient()));
                 Poll::Pending
             }
             Poll::Pending => Poll::Pending,

@@ -7,10 +7,11 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::Context;
 
 use super::target::Target;
+use crate::sync::lock;
 
 /// Something an output can be connected to from the bench.
 #[diagnostic::on_unimplemented(
@@ -22,10 +23,6 @@ pub trait Sink<T: Send + 'static> {
     #[doc(hidden)]
     #[allow(private_interfaces)]
     fn target(&self) -> Arc<dyn Target<T>>;
-}
-
-fn lock<S>(m: &Mutex<S>) -> MutexGuard<'_, S> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A sink that keeps only the latest value.

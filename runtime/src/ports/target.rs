@@ -10,11 +10,11 @@ use std::task::{Context, Poll};
 
 use super::input::{InputPort, ReplierPort};
 use super::reply::ReplySlot;
-use crate::executor::current::{self, Waiting};
-use crate::mailbox::channel::{report_unbound, Pushed};
-use crate::mailbox::name::Name;
+use crate::mailbox::channel::{note_unbound_cold, Pushed};
 use crate::mailbox::Address;
 use crate::model::Model;
+use crate::name::Name;
+use crate::poll_report::{self, Blocker};
 
 /// One connection of an output or event source.
 pub(crate) trait Target<T>: Send + Sync {
@@ -74,7 +74,7 @@ fn push<M: Model, A>(
     let pushed = address.channel().try_push_with(arg, make, cx);
     match &pushed {
         Ok(Pushed::Delivered | Pushed::Closed) => {}
-        Ok(Pushed::Unbound) => report_unbound(address.model_type(), port),
+        Ok(Pushed::Unbound) => note_unbound_cold(address.model_type(), port),
         Err(_) => wait_for_space(address),
     }
     pushed
@@ -84,11 +84,11 @@ fn push<M: Model, A>(
 #[cold]
 #[inline(never)]
 fn wait_for_space<M: Model>(address: &Address<M>) {
-    current::set_waiting(Waiting::MailboxSpace(recipient_name(address)));
+    poll_report::set_waiting(Blocker::MailboxSpace(recipient_name(address)));
 }
 
 /// A connection to an input, optionally through a filter-map.
-pub(crate) struct InputTarget<M: Model, T, F> {
+pub(crate) struct InputConnection<M: Model, T, F> {
     /// The recipient's mailbox.
     pub(crate) address: Address<M>,
     /// The recipient port.
@@ -97,7 +97,7 @@ pub(crate) struct InputTarget<M: Model, T, F> {
     pub(crate) adapt: F,
 }
 
-impl<M, T, U, F> Target<U> for InputTarget<M, T, F>
+impl<M, T, U, F> Target<U> for InputConnection<M, T, F>
 where
     M: Model,
     T: Send + 'static,
@@ -183,7 +183,7 @@ where
         match self.slot.poll_take(cx) {
             Poll::Ready(reply) => Poll::Ready(reply.map(&self.map_reply)),
             Poll::Pending => {
-                current::set_waiting(Waiting::Reply(recipient_name(&self.address)));
+                poll_report::set_waiting(Blocker::Reply(recipient_name(&self.address)));
                 Poll::Pending
             }
         }

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use crate::executor::current::Unbound;
 use crate::mailbox::channel::Pushed;
 use crate::mailbox::{Address, IntoAddress};
 use crate::model::Model;
+use crate::poll_report::Unbound;
 use crate::ports::fanout::FanoutSend;
 use crate::ports::target::{describe_input, Target};
 use crate::ports::{EventSource, InputFor, InputPort};
@@ -80,7 +80,7 @@ fn push_payload<M: Model, T>(
         .try_push_with(payload, |p| Some(port.message(p)), cx)
     {
         Ok(Pushed::Unbound) => {
-            crate::executor::current::report_unbound_recipient(address.model_type(), port.name());
+            crate::poll_report::note_unbound(address.model_type(), port.name());
             Ok(())
         }
         Ok(_) => Ok(()),

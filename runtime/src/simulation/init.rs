@@ -2,7 +2,6 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::future::{poll_fn, Future};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,9 +9,9 @@ use super::error::{MissingConnection, SimulationError};
 use super::Simulation;
 use crate::context::Context;
 use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
-use crate::mailbox::name::Name;
 use crate::mailbox::Mailbox;
-use crate::model::Model;
+use crate::model::{run_model, Model};
+use crate::name::Name;
 use crate::scheduler::SchedulerCore;
 use crate::time::SimTime;
 
@@ -238,60 +237,4 @@ impl fmt::Debug for SimInit {
 /// The default thread count: the machine's available parallelism.
 fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// A model's task: the init hook, then one message at a time, forever.
-///
-/// Written as a function returning an `async` block over one tuple rather
-/// than as an `async fn`: an `async fn` keeps its arguments and the locals
-/// it moves them into as separate fields of the future, so the model and
-/// the context would be stored twice. The context owns the model's
-/// mailbox, so the channel is pointed to once. Every idle model holds this
-/// future, so each word counts.
-fn run_model<M: Model>(model: M, cx: Context<M>) -> impl Future<Output = ()> + Send {
-    let mut parts = (model, cx);
-    async move {
-        let (model, cx) = &mut parts;
-        model.init(cx).await;
-        loop {
-            let message = poll_fn(|task_cx| cx.poll_recv(task_cx)).await;
-            model.dispatch(message, cx).await;
-        }
-    }
-}
-
-#[cfg(all(test, not(causim_loom)))]
-// The test model's generated ports are unused here.
-#[allow(dead_code)]
-mod size_tests {
-    use super::*;
-    use crate::prelude::*;
-
-    /// A model with one word of state and one input, like the cells of a
-    /// bench of 10⁶ idle models.
-    #[model]
-    struct Cell {
-        pokes: u64,
-    }
-
-    #[model]
-    impl Cell {
-        #[input]
-        fn poke(&mut self) {
-            self.pokes += 1;
-        }
-    }
-
-    /// Every idle model holds its task's future in a box of its own.
-    #[test]
-    fn a_small_models_task_stays_small() {
-        let core = Arc::new(SchedulerCore::new(SimTime::ZERO));
-        let cx = Context::new(Mailbox::<Cell>::new(), 1, core);
-        let task = run_model(Cell { pokes: 0 }, cx);
-        // The model, its context (which points to the channel once, through
-        // the mailbox it owns) and the state of a dispatch: 96 bytes, a
-        // 112-byte malloc chunk (request + 8, rounded up to 16). With a
-        // separate mailbox next to the context it took 104.
-        assert!(std::mem::size_of_val(&task) <= 96);
-    }
 }

@@ -20,12 +20,8 @@
 use std::collections::VecDeque;
 use std::task::Waker;
 
-use loom::sync::{Arc, Mutex, MutexGuard};
-
-/// Locks `mutex` (no stand-in panics while holding a lock).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap()
-}
+use super::lock;
+use loom::sync::{Arc, Mutex};
 
 /// The state of a [`DiatomicWaker`]: the real crate's two waker slots and
 /// its `INDEX`, `UPDATE` and `REGISTERED` bits, under a lock instead of in

@@ -13,7 +13,7 @@ use super::Executor;
 use crate::executor::st::RunError;
 use crate::executor::{ModelMailbox, TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
-use crate::mailbox::name::Name;
+use crate::name::Name;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{lock, Arc, Mutex};
 
@@ -68,13 +68,13 @@ impl Signal {
 }
 
 /// A model run with a bound on preemptions, to keep it tractable.
-fn check(f: impl Fn() + Sync + Send + 'static) {
+fn every_interleaving(f: impl Fn() + Sync + Send + 'static) {
     crate::sync::loom_check(2, f);
 }
 
 #[test]
 fn loom_executor_runs_woken_tasks_to_completion() {
-    check(|| {
+    every_interleaving(|| {
         let mut executor = Executor::new(2);
         let signal = Signal::new();
         let (waiter, raiser) = (signal.clone(), signal);
@@ -88,7 +88,7 @@ fn loom_executor_runs_woken_tasks_to_completion() {
 
 #[test]
 fn loom_executor_step_ends_with_a_task_that_can_never_run() {
-    check(|| {
+    every_interleaving(|| {
         let mut executor = Executor::new(2);
         let never = Signal::new();
         let signal = Signal::new();
@@ -110,7 +110,7 @@ fn loom_executor_step_ends_with_a_task_that_can_never_run() {
 
 #[test]
 fn loom_executor_reports_a_panic_and_joins_its_workers() {
-    check(|| {
+    every_interleaving(|| {
         let mut executor = Executor::new(2);
         executor.spawn(Box::pin(async { panic!("boom") }), meta("fragile"));
         executor.spawn(Box::pin(async {}), meta("fine"));
@@ -131,7 +131,7 @@ fn loom_executor_reports_a_panic_and_joins_its_workers() {
 /// second step (the lease carried home in between) must do the same.
 #[test]
 fn loom_executor_step_waits_for_stolen_tasks() {
-    check(|| {
+    every_interleaving(|| {
         let mut executor = Executor::new(2);
         let ran = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
         let (first, second) = (Signal::new(), Signal::new());
@@ -172,7 +172,7 @@ fn loom_executor_step_waits_for_stolen_tasks() {
 /// race with the teardown (loom checks the future's cell and the `Arc`s).
 #[test]
 fn loom_executor_teardown_races_a_wake_from_outside() {
-    check(|| {
+    every_interleaving(|| {
         let mut executor = Executor::new(2);
         let signal = Signal::new();
         let waiter = signal.clone();
@@ -220,7 +220,7 @@ impl Drop for Consumer {
 /// (and so the channel) is never freed.
 #[test]
 fn loom_executor_teardown_frees_a_task_its_mailbox_wakes() {
-    check(|| {
+    every_interleaving(|| {
         let mut executor = Executor::new(2);
         let channel = std::sync::Arc::new(Channel::<u32>::new(1));
         channel.bind(Name::from("sink"));

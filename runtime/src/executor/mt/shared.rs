@@ -29,17 +29,17 @@
 
 use std::collections::VecDeque;
 
-use super::context::{self, WorkerContext};
 use super::sleepers::Sleepers;
 use super::task::{Task, TaskRef};
-use crate::executor::current::Unbound;
+use super::worker_context;
 use crate::executor::TaskMeta;
+use crate::poll_report::Unbound;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::work_queue::Stealer;
 use crate::sync::{lock, Arc, Mutex, Parker};
 
 /// What other threads know about one worker.
-pub(crate) struct Slot {
+pub(crate) struct WorkerHandle {
     /// Steals from the worker's own queue.
     pub(crate) stealer: Stealer<TaskRef>,
     /// Where the worker parks (for worker 0: the thread that called in
@@ -47,17 +47,13 @@ pub(crate) struct Slot {
     pub(crate) parker: Parker,
 }
 
-impl Slot {
+impl WorkerHandle {
     /// Wakes the worker if it is parked (or makes its next park return at
     /// once).
     pub(crate) fn unpark(&self) {
         self.parker.unpark();
     }
 }
-
-/// How many tasks in a row a worker polls from its `next` slot before it
-/// takes one from its queue (see [`WorkerContext::wake_here`]).
-pub(crate) const NEXT_STREAK: u32 = 32;
 
 /// The first model panic.
 pub(crate) struct Failure {
@@ -77,7 +73,7 @@ pub(crate) struct Shared {
     /// Tasks queued or being polled.
     active: AtomicUsize,
     /// One per worker; 0 is the calling thread.
-    pub(crate) slots: Box<[Slot]>,
+    pub(crate) handles: Box<[WorkerHandle]>,
     /// Workers parked (or about to park) for lack of work.
     pub(crate) sleepers: Sleepers,
     /// Set by a model panic or a timeout: no task is polled any more.
@@ -102,9 +98,9 @@ impl Shared {
             injector: Mutex::new(VecDeque::new()),
             injected: AtomicUsize::new(0),
             active: AtomicUsize::new(0),
-            slots: stealers
+            handles: stealers
                 .into_iter()
-                .map(|stealer| Slot {
+                .map(|stealer| WorkerHandle {
                     stealer,
                     parker: Parker::new(),
                 })
@@ -147,8 +143,10 @@ impl Shared {
     /// if it is one of our workers, else on the injector.
     pub(crate) fn schedule_woken(task: &Arc<Task>) {
         let shared = &task.shared;
-        context::with(|cx| match cx {
-            Some(cx) if Arc::ptr_eq(&cx.shared, shared) => cx.wake_here(TaskRef::new(task)),
+        worker_context::with(|worker| match worker {
+            Some(worker) if Arc::ptr_eq(&worker.shared, shared) => {
+                worker.wake_here(TaskRef::new(task))
+            }
             _ => {
                 shared.count_active();
                 shared.inject(TaskRef::new(task));
@@ -166,7 +164,7 @@ impl Shared {
     /// thread (unless it is that thread, `index` 0).
     pub(crate) fn uncount_active(&self, index: usize) {
         if self.active.fetch_sub(1, Ordering::AcqRel) == 1 && index != 0 {
-            self.slots[0].unpark();
+            self.handles[0].unpark();
         }
     }
 
@@ -215,7 +213,7 @@ impl Shared {
     /// Wakes one parked worker, if any, after queuing work.
     pub(crate) fn notify_one(&self) {
         if let Some(index) = self.sleepers.pop() {
-            self.slots[index].unpark();
+            self.handles[index].unpark();
         }
     }
 
@@ -230,7 +228,7 @@ impl Shared {
     /// hop, paid on every push while the queue was not empty.
     pub(crate) fn hint_one(&self) {
         if let Some(index) = self.sleepers.pop_seen() {
-            self.slots[index].unpark();
+            self.handles[index].unpark();
         }
     }
 
@@ -238,7 +236,7 @@ impl Shared {
     pub(crate) fn fail(&self, meta: TaskMeta, message: String) {
         lock(&self.failure).get_or_insert(Failure { meta, message });
         self.stop();
-        self.slots[0].unpark();
+        self.handles[0].unpark();
     }
 
     /// Takes the recorded model panic.
@@ -259,7 +257,7 @@ impl Shared {
     /// Tells every worker to exit and wakes them.
     pub(crate) fn shut_down(&self) {
         self.shutdown.store(true, Ordering::Release);
-        self.slots[1..].iter().for_each(Slot::unpark);
+        self.handles[1..].iter().for_each(WorkerHandle::unpark);
     }
 
     /// True once the executor is being dropped.
@@ -268,66 +266,12 @@ impl Shared {
     }
 
     /// Notes a message sent by `sender` to a mailbox never added.
-    pub(crate) fn report_unbound(&self, sender: std::sync::Arc<str>, unbound: Unbound) {
+    pub(crate) fn file_unbound(&self, sender: std::sync::Arc<str>, unbound: Unbound) {
         lock(&self.unbound).push((sender, unbound));
     }
 
     /// Takes the reports of messages sent to mailboxes never added.
     pub(crate) fn take_unbound(&self) -> Vec<(std::sync::Arc<str>, Unbound)> {
         std::mem::take(&mut *lock(&self.unbound))
-    }
-}
-
-impl WorkerContext {
-    /// Queues `task`, woken on this worker: during a poll, in the `next`
-    /// slot (the task in it before goes to the queue), else in the queue.
-    ///
-    /// A model that sends a message and goes idle hands the hop to the
-    /// recipient, whose mailbox and message are now in this core's cache:
-    /// polling it next, rather than after everything queued before it,
-    /// keeps a chain of messages on one warm core and spares a queue push
-    /// and pop (with its compare-and-swap). The order of models on several
-    /// threads is not specified, so this changes no promise; a streak is
-    /// capped ([`NEXT_STREAK`]) so that a ping-pong does not keep the
-    /// queue waiting.
-    pub(crate) fn wake_here(&self, task: TaskRef) {
-        if !self.polling.get() {
-            return self.push_local(task);
-        }
-        // The lease held for the poll covers the slot.
-        if let Some(previous) = self.next.replace(Some(task)) {
-            self.push_local(previous);
-        }
-    }
-
-    /// The task in the `next` slot, unless the streak is at its cap (the
-    /// task then goes to the back of the queue).
-    pub(crate) fn take_next(&self) -> Option<TaskRef> {
-        let task = self.next.take()?;
-        let streak = self.next_streak.get();
-        if streak < NEXT_STREAK {
-            self.next_streak.set(streak + 1);
-            return Some(task);
-        }
-        self.push_local(task);
-        None
-    }
-
-    /// Queues `task` on this worker's own queue (under the worker's lease,
-    /// taken if needed), waking a sleeper when there is now more than this
-    /// worker will take next. A full queue sends the task to the injector,
-    /// where it counts for itself.
-    pub(crate) fn push_local(&self, task: TaskRef) {
-        self.lease();
-        let had_work = !self.local.is_empty();
-        match self.local.push(task) {
-            Ok(()) if !had_work => {}
-            Ok(()) => self.shared.hint_one(),
-            Err(task) => {
-                self.shared.count_active();
-                self.shared.inject(task);
-                self.shared.notify_one();
-            }
-        }
     }
 }

@@ -31,9 +31,9 @@
 use std::ptr::NonNull;
 
 use super::shared::Shared;
-use crate::executor::current::Waiting;
 use crate::executor::st::TaskFuture;
 use crate::executor::TaskProbe;
+use crate::poll_report::Blocker;
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::cell::UnsafeCell;
 use crate::sync::{lock, Arc, Mutex};
@@ -55,7 +55,7 @@ pub(crate) enum AfterPoll {
 }
 
 /// The parts of a task that only its holder touches (see the module docs).
-pub(crate) struct Polled {
+pub(crate) struct HeldParts {
     /// The future; `None` once finished or taken.
     future: Option<TaskFuture>,
     /// True while [`Task::waiting`] holds a report, so that a poll that
@@ -68,10 +68,10 @@ pub(crate) struct Task {
     /// `SCHEDULED | RUNNING | DONE` bits.
     state: AtomicU8,
     /// The future, guarded by `state`.
-    polled: UnsafeCell<Polled>,
+    held: UnsafeCell<HeldParts>,
     /// What it waited on after its last poll, if not its mailbox: written
     /// by the poller when that changes, read by the end-of-step check.
-    waiting: Mutex<Option<Waiting>>,
+    waiting: Mutex<Option<Blocker>>,
     /// Who it is (for a model, its mailbox's channel); `None` once the
     /// executor let go of a finished task (see [`Task::release_probe`]).
     probe: UnsafeCell<Option<std::sync::Arc<dyn TaskProbe>>>,
@@ -82,7 +82,7 @@ pub(crate) struct Task {
     pub(crate) listed: AtomicBool,
 }
 
-// SAFETY: the only field that is not `Sync` by itself is `polled`, whose
+// SAFETY: the only field that is not `Sync` by itself is `held`, whose
 // contents (a `Send` future and a flag) only the holder of the task's state
 // touches (see the module docs): shared references never reach them from
 // two threads at once.
@@ -98,7 +98,7 @@ impl Task {
     ) -> Self {
         Task {
             state: AtomicU8::new(SCHEDULED),
-            polled: UnsafeCell::new(Polled {
+            held: UnsafeCell::new(HeldParts {
                 future: Some(future),
                 reported: false,
             }),
@@ -163,9 +163,8 @@ impl Task {
     /// not called `end_poll` or `finish` since.
     pub(crate) unsafe fn with_future<R>(&self, f: impl FnOnce(&mut Option<TaskFuture>) -> R) -> R {
         // SAFETY: per the contract, the state word gives this thread
-        // exclusive use of `polled` (see the module docs).
-        self.polled
-            .with_mut(|polled| f(unsafe { &mut (*polled).future }))
+        // exclusive use of `held` (see the module docs).
+        self.held.with_mut(|held| f(unsafe { &mut (*held).future }))
     }
 
     /// Files what the task waits on after a poll (`None`: nothing but its
@@ -175,19 +174,19 @@ impl Task {
     /// # Safety
     ///
     /// As for [`with_future`](Task::with_future).
-    pub(crate) unsafe fn file_waiting(&self, waiting: Option<Waiting>) {
-        self.polled.with_mut(|polled| {
+    pub(crate) unsafe fn file_waiting(&self, waiting: Option<Blocker>) {
+        self.held.with_mut(|held| {
             // SAFETY: as for `with_future`: the caller holds the task.
-            let polled = unsafe { &mut *polled };
-            if waiting.is_some() || polled.reported {
-                polled.reported = waiting.is_some();
+            let held = unsafe { &mut *held };
+            if waiting.is_some() || held.reported {
+                held.reported = waiting.is_some();
                 *lock(&self.waiting) = waiting;
             }
         });
     }
 
     /// What the task waited on after its last poll, if not its mailbox.
-    pub(crate) fn waiting(&self) -> Option<Waiting> {
+    pub(crate) fn waiting(&self) -> Option<Blocker> {
         lock(&self.waiting).clone()
     }
 
@@ -212,8 +211,7 @@ impl Task {
         // SAFETY: moving the state from idle or queued to `DONE` gave this
         // thread the future: no worker polls a `DONE` task (`start_poll`
         // fails) and none was polling it.
-        self.polled
-            .with_mut(|polled| unsafe { (*polled).future.take() })
+        self.held.with_mut(|held| unsafe { (*held).future.take() })
     }
 
     /// Runs `f` on the task's probe; `None` if the executor released it
@@ -400,10 +398,10 @@ mod tests {
     fn waiting_reports_are_filed_and_cleared() {
         let task = task();
         assert!(task.start_poll());
-        let report = Waiting::Reply(crate::mailbox::name::Name::from("server"));
+        let report = Blocker::Reply(crate::name::Name::from("server"));
         // SAFETY: `start_poll` succeeded and nothing else holds the task.
         unsafe { task.file_waiting(Some(report)) };
-        assert!(matches!(task.waiting(), Some(Waiting::Reply(name)) if &*name == "server"));
+        assert!(matches!(task.waiting(), Some(Blocker::Reply(name)) if &*name == "server"));
         // SAFETY: as above.
         unsafe { task.file_waiting(None) };
         assert!(task.waiting().is_none());

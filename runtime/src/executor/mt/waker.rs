@@ -8,12 +8,11 @@
 //! read-modify-writes of the task's count per poll fewer. Clones a model
 //! keeps (its mailbox's registered waker) own a reference each, as usual.
 
-use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
-use std::ops::Deref;
-use std::task::{RawWaker, RawWakerVTable, Waker};
+use std::task::{RawWaker, RawWakerVTable};
 
 use super::task::{Task, TaskRef};
+use crate::executor::borrowed_waker::BorrowedWaker;
 use crate::sync::Arc;
 
 /// The waker functions.
@@ -31,33 +30,12 @@ static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, dr
 ///
 /// `task` points to the `Task` inside an `Arc<Task>` that outlives the
 /// borrow `'a` (a clone of the waker takes a reference count on it).
-pub(crate) unsafe fn borrowed<'a>(task: TaskRef) -> Borrowed<'a> {
+pub(crate) unsafe fn borrowed<'a>(task: TaskRef) -> BorrowedWaker<'a> {
     let data = task.as_ptr().cast::<()>();
     // SAFETY: `data` points to the `Task` inside a live `Arc` (the
     // caller's contract), which the borrow keeps alive as long as the
-    // waker; `ManuallyDrop` keeps the waker from giving up a reference it
-    // does not own, and its clones take their own (`clone`).
-    let waker = unsafe { Waker::from_raw(RawWaker::new(data, &VTABLE)) };
-    Borrowed {
-        waker: ManuallyDrop::new(waker),
-        task: PhantomData,
-    }
-}
-
-/// A [`Waker`] lent by a task's `Arc`; see [`borrowed`].
-pub(crate) struct Borrowed<'a> {
-    /// The waker; never dropped, as it owns no reference.
-    waker: ManuallyDrop<Waker>,
-    /// The `Arc` it borrows from.
-    task: PhantomData<&'a Task>,
-}
-
-impl Deref for Borrowed<'_> {
-    type Target = Waker;
-
-    fn deref(&self) -> &Waker {
-        &self.waker
-    }
+    // waker; its clones take their own reference (`clone`).
+    unsafe { BorrowedWaker::lend(data, &VTABLE) }
 }
 
 /// Clones the waker: one more reference.
@@ -77,7 +55,7 @@ unsafe fn clone(data: *const ()) -> RawWaker {
 /// # Safety
 ///
 /// As for [`clone`], and the waker owns its reference (only clones are
-/// consumed: a [`Borrowed`] waker is never dropped or woken by value).
+/// consumed: a [`BorrowedWaker`] is never dropped or woken by value).
 unsafe fn wake(data: *const ()) {
     // SAFETY: per the contract, we own this reference.
     let task = unsafe { Arc::from_raw(data.cast::<Task>()) };

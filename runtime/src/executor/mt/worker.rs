@@ -10,11 +10,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use super::context::WorkerContext;
 use super::task::{AfterPoll, Task, TaskRef};
 use super::waker;
-use crate::executor::current;
+use super::worker_context::WorkerContext;
 use crate::executor::{panic_message, TaskMeta};
+use crate::poll_report;
 use crate::sync::thread;
 use crate::sync::work_queue::StealError;
 
@@ -22,24 +22,24 @@ use crate::sync::work_queue::StealError;
 const STEAL_RETRIES: usize = 3;
 
 /// The loop of a spawned worker: runs tasks until shutdown.
-pub(crate) fn work(cx: &WorkerContext) {
-    cx.shared.slots[cx.index].parker.set_owner();
-    while !cx.shared.is_shut_down() {
-        match next_task(cx) {
-            Some(task) => run_task(cx, task),
-            None => park(cx, None),
+pub(crate) fn work(worker: &WorkerContext) {
+    worker.shared.handles[worker.index].parker.set_owner();
+    while !worker.shared.is_shut_down() {
+        match next_task(worker) {
+            Some(task) => run_task(worker, task),
+            None => park(worker, None),
         }
     }
     // Let go of anything still queued here; the executor drops the futures.
-    while cx.local.pop().is_some() {}
+    while worker.local.pop().is_some() {}
 }
 
 /// The next task to poll, unless polling has stopped.
-pub(crate) fn next_task(cx: &WorkerContext) -> Option<TaskRef> {
-    if cx.shared.is_stopped() {
+pub(crate) fn next_task(worker: &WorkerContext) -> Option<TaskRef> {
+    if worker.shared.is_stopped() {
         return None;
     }
-    find_task(cx)
+    find_task(worker)
 }
 
 /// Looks in the local queue, the injector, then the other workers' queues.
@@ -52,44 +52,47 @@ pub(crate) fn next_task(cx: &WorkerContext) -> Option<TaskRef> {
 /// only after seeing its queue empty, cannot bring the count to zero while
 /// the stolen tasks are in flight. A failed steal gives back a lease taken
 /// for it, so a worker comes out as busy as it went in.
-fn find_task(cx: &WorkerContext) -> Option<TaskRef> {
-    if let Some(task) = cx.take_next() {
+fn find_task(worker: &WorkerContext) -> Option<TaskRef> {
+    if let Some(task) = worker.take_next() {
         return Some(task);
     }
-    cx.next_streak.set(0);
-    if let Some(task) = cx.local.pop() {
+    worker.next_streak.set(0);
+    if let Some(task) = worker.local.pop() {
         return Some(task);
     }
-    if let Some(task) = cx.shared.pop_injected() {
-        if cx.busy.replace(true) {
-            cx.shared.uncount_active(cx.index);
+    if let Some(task) = worker.shared.pop_injected() {
+        if worker.busy.replace(true) {
+            worker.shared.uncount_active(worker.index);
         }
-        if cx.shared.injected() > 0 {
-            cx.shared.notify_one();
+        if worker.shared.injected() > 0 {
+            worker.shared.notify_one();
         }
         return Some(task);
     }
-    let leased = cx.busy.get();
-    cx.lease();
-    let task = steal(cx);
+    let leased = worker.busy.get();
+    worker.lease();
+    let task = steal(worker);
     if task.is_none() && !leased {
-        cx.release();
+        worker.release();
     }
     task
 }
 
 /// Steals half of another worker's queue and takes one of its tasks.
-fn steal(cx: &WorkerContext) -> Option<TaskRef> {
-    let slots = &cx.shared.slots;
+fn steal(worker: &WorkerContext) -> Option<TaskRef> {
+    let handles = &worker.shared.handles;
     for _ in 0..STEAL_RETRIES {
         let mut busy = false;
-        for offset in 1..slots.len() {
-            let victim = &slots[(cx.index + offset) % slots.len()];
-            match victim.stealer.steal_and_pop(&cx.local, |n| n.div_ceil(2)) {
+        for offset in 1..handles.len() {
+            let victim = &handles[(worker.index + offset) % handles.len()];
+            match victim
+                .stealer
+                .steal_and_pop(&worker.local, |n| n.div_ceil(2))
+            {
                 Ok((task, moved)) => {
                     // More work came along: let another sleeper help.
                     if moved > 0 {
-                        cx.shared.notify_one();
+                        worker.shared.notify_one();
                     }
                     return Some(task);
                 }
@@ -107,33 +110,33 @@ fn steal(cx: &WorkerContext) -> Option<TaskRef> {
 
 /// Parks until woken (or `deadline`), after registering as a sleeper and
 /// looking for work one last time.
-pub(crate) fn park(cx: &WorkerContext, deadline: Option<Instant>) {
-    let shared = &cx.shared;
-    if cx.index == 0 {
+pub(crate) fn park(worker: &WorkerContext, deadline: Option<Instant>) {
+    let shared = &worker.shared;
+    if worker.index == 0 {
         // Whoever calls in is worker 0; only its parking needs to know.
-        shared.slots[0].parker.set_owner();
+        shared.handles[0].parker.set_owner();
     }
-    shared.sleepers.register(cx.index);
+    shared.sleepers.register(worker.index);
     // The last look, after registering: work queued from now on wakes us.
-    if let Some(task) = next_task(cx) {
-        shared.sleepers.unregister(cx.index);
-        run_task(cx, task);
+    if let Some(task) = next_task(worker) {
+        shared.sleepers.unregister(worker.index);
+        run_task(worker, task);
         return;
     }
     // Nothing queued here, nothing polled: the lease goes back (the last
     // one back ends the step).
-    cx.release();
+    worker.release();
     // Worker 0 must not sleep through the end of the step or a failure.
-    let done = cx.index == 0 && (shared.is_quiescent() || shared.is_stopped());
+    let done = worker.index == 0 && (shared.is_quiescent() || shared.is_stopped());
     if !done && !shared.is_shut_down() {
         let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        shared.slots[cx.index].parker.park(timeout);
+        shared.handles[worker.index].parker.park(timeout);
     }
-    shared.sleepers.unregister(cx.index);
+    shared.sleepers.unregister(worker.index);
 }
 
 /// Polls `task` once and files the outcome.
-pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
+pub(crate) fn run_task(worker: &WorkerContext, queued: TaskRef) {
     // SAFETY: the task was in a run queue and is now held by this worker,
     // which moves it to `DONE` only in `retire`, its last use of `task`.
     let task = unsafe { queued.get() };
@@ -145,7 +148,7 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
     let waker = unsafe { waker::borrowed(queued) };
     let mut task_cx = Context::from_waker(&waker);
     // Tasks the poll wakes here go to the `next` slot.
-    cx.polling.set(true);
+    worker.polling.set(true);
     // SAFETY: `start_poll` succeeded: this worker holds the task until
     // `end_poll` or `finish` below.
     let outcome = unsafe {
@@ -156,7 +159,7 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
             })))
         })
     };
-    cx.polling.set(false);
+    worker.polling.set(false);
     let Some(outcome) = outcome else {
         // Defensive: only `retire` and `take_down` take the future, and
         // both leave the task DONE, which `start_poll` refuses.
@@ -164,22 +167,22 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
         return;
     };
     // File what the ports noted during the poll under this task.
-    let report = current::take();
+    let report = poll_report::take();
     if let Some(unbound) = report.unbound {
         // A held task always has its probe: only finished tasks lose it.
         let sender = task.with_probe(|probe| probe.name()).unwrap_or_default();
-        cx.shared.report_unbound(sender, unbound);
+        worker.shared.file_unbound(sender, unbound);
     }
     match outcome {
         Ok(Poll::Pending) => {
             // SAFETY: still held (see above).
             unsafe { task.file_waiting(report.waiting) };
             // SAFETY: as above.
-            unsafe { cx.shared.list_candidate(queued) };
+            unsafe { worker.shared.list_candidate(queued) };
             // An idle task leaves the count as it is: the worker's lease
             // covered it and still covers the worker.
             if task.end_poll() == AfterPoll::Requeue {
-                cx.push_local(queued);
+                worker.push_local(queued);
             }
         }
         Ok(Poll::Ready(())) => retire(task),
@@ -188,7 +191,7 @@ pub(crate) fn run_task(cx: &WorkerContext, queued: TaskRef) {
             let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
             // Held, so it has its probe (see above).
             if let Some(meta) = task.with_probe(TaskMeta::of) {
-                cx.shared.fail(meta, message);
+                worker.shared.fail(meta, message);
             }
             retire(task);
         }

@@ -20,11 +20,11 @@ use loom::thread;
 use super::Executor;
 use crate::executor::{TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
-use crate::mailbox::name::Name;
+use crate::name::Name;
 use crate::sync::atomic::{AtomicUsize, Ordering};
 
 /// A model run with a bound on preemptions, to keep it tractable.
-fn check(f: impl Fn() + Sync + Send + 'static) {
+fn every_interleaving(f: impl Fn() + Sync + Send + 'static) {
     crate::sync::loom_check(2, f);
 }
 
@@ -68,7 +68,7 @@ fn send(channel: &Channel<u32>, value: u32) {
 /// after the send (this one or the next) delivers the message, once.
 #[test]
 fn loom_st_a_wake_from_another_thread_during_a_run_is_not_lost() {
-    check(|| {
+    every_interleaving(|| {
         let (mut executor, channel, count) = consumer(2);
         let producer = {
             let channel = channel.clone();
@@ -88,7 +88,7 @@ fn loom_st_a_wake_from_another_thread_during_a_run_is_not_lost() {
 /// most once in each queue and every message is handled.
 #[test]
 fn loom_st_local_and_remote_wakes_of_one_task_meet() {
-    check(|| {
+    every_interleaving(|| {
         let (mut executor, channel, count) = consumer(4);
         let producer = {
             let channel = channel.clone();
@@ -117,7 +117,7 @@ fn loom_st_local_and_remote_wakes_of_one_task_meet() {
 /// may be left waiting on the other.
 #[test]
 fn loom_st_a_producer_on_another_thread_waiting_on_a_full_mailbox_is_woken() {
-    check(|| {
+    every_interleaving(|| {
         let (mut executor, channel, count) = consumer(1);
         let producer = {
             let channel = channel.clone();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::Executor;
 use crate::executor::{TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
-use crate::mailbox::name::Name;
+use crate::name::Name;
 
 /// Wakes a thread blocked in [`block_on`].
 struct Unpark(Thread);

@@ -105,7 +105,10 @@ fn a_capacity_above_the_geometrys_maximum_is_clamped() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "allocates and writes a 64 MiB ring: minutes under Miri")]
+#[cfg_attr(
+    miri,
+    ignore = "allocates and writes a 64 MiB ring: minutes under Miri"
+)]
 fn a_capacity_above_the_ring_budget_is_clamped_and_allocates() {
     // 16-byte slots: 4 Mi of them in 64 MiB.
     assert_eq!(std::mem::size_of::<Slot<u32>>(), 16);

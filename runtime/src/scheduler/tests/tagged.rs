@@ -4,7 +4,7 @@
 use std::any::Any;
 use std::task::{Context, Poll};
 
-use crate::executor::current::Unbound;
+use crate::poll_report::Unbound;
 use crate::scheduler::action::Action;
 
 /// An action that only says which event it is.

@@ -7,14 +7,20 @@
 //! the task it just polled. This keeps the hot path free of bookkeeping (a
 //! report is only written when something waits or goes wrong) and gives
 //! deadlock and error messages the model names they need.
+//!
+//! It sits on the crate's ground floor, importing only [`Name`]: the ports
+//! and the scheduled events write the report, the executors take it, and
+//! the simulation turns it into errors. Kept in any one of those layers, it
+//! would make the others reach up into it.
 
 use std::cell::{Cell, RefCell};
 
-use crate::mailbox::name::Name;
+use crate::name::Name;
 
-/// Why a model task is not idle when it returns `Pending`.
+/// Why a model task is not idle when it returns `Pending`: what blocks
+/// it (reported to the user as [`WaitingFor`](crate::WaitingFor)).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Waiting {
+pub(crate) enum Blocker {
     /// A reply from the named model (instance name or type name).
     Reply(Name),
     /// A free slot in the named model's full mailbox.
@@ -35,7 +41,7 @@ pub(crate) struct Unbound {
 pub(crate) struct PollReport {
     /// Set when the task is about to wait on something other than its
     /// mailbox.
-    pub(crate) waiting: Option<Waiting>,
+    pub(crate) waiting: Option<Blocker>,
     /// Messages dropped because their mailbox was never added.
     pub(crate) unbound: Option<Unbound>,
 }
@@ -49,13 +55,13 @@ thread_local! {
 }
 
 /// Notes that the current task waits on `waiting`.
-pub(crate) fn set_waiting(waiting: Waiting) {
+pub(crate) fn set_waiting(waiting: Blocker) {
     NOTED.with(|n| n.set(true));
     REPORT.with(|r| r.borrow_mut().waiting = Some(waiting));
 }
 
 /// Notes a message dropped because its mailbox was never added.
-pub(crate) fn report_unbound_recipient(model_type: &'static str, port: &'static str) {
+pub(crate) fn note_unbound(model_type: &'static str, port: &'static str) {
     NOTED.with(|n| n.set(true));
     REPORT.with(|r| {
         r.borrow_mut()

@@ -7,6 +7,11 @@
 //! names are shared behind an `Arc`. Names are read rarely (reports,
 //! `Context::name`, `Address::name`), so reading one re-checks its UTF-8 (a
 //! scan of at most 22 bytes) rather than using `unsafe`.
+//!
+//! It sits on the crate's ground floor, importing nothing of the crate:
+//! the mailbox stores it, the ports and the executors report it (see
+//! [`poll_report`](crate::poll_report)), the simulation names models with it, and
+//! none of those layers should reach into another for it.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};

@@ -38,7 +38,7 @@ type RunningSlot = crate::thread_mark::MarkSlot;
 type RunningSlot = loom::thread::LocalKey<Cell<usize>>;
 
 /// Task ids woken on the executor's thread while it runs, oldest first.
-pub(super) struct LocalQueue {
+pub(crate) struct LocalQueue {
     /// The ids; a loom cell under loom, which checks that no two threads
     /// ever touch them at once.
     ids: UnsafeCell<VecDeque<usize>>,
@@ -72,7 +72,7 @@ unsafe impl Sync for LocalQueue {}
 /// executor's own pops and peeks compare the guard's key with the queue's
 /// (a register compare) instead of reading the thread-local mark; wakers,
 /// which hold no guard, still read it.
-pub(super) struct Running {
+pub(crate) struct Running {
     /// The mark, restored when dropped.
     _mark: ThreadMark<RunningSlot>,
     /// The address of the queue that made it.
@@ -86,7 +86,7 @@ impl LocalQueue {
     }
 
     /// Marks this thread as running this queue's executor.
-    pub(super) fn enter(&self) -> Running {
+    pub(crate) fn enter(&self) -> Running {
         Running {
             _mark: ThreadMark::set(&RUNNING, self.key()),
             key: self.key(),
@@ -132,7 +132,7 @@ impl LocalQueue {
     /// If called on the running executor's thread, queues the id `f`
     /// returns, if any, and returns true; otherwise returns false without
     /// calling `f`.
-    pub(super) fn try_push_with(&self, f: impl FnOnce() -> Option<usize>) -> bool {
+    pub(crate) fn try_push_with(&self, f: impl FnOnce() -> Option<usize>) -> bool {
         self.with_ids(|ids| {
             if let Some(id) = f() {
                 ids.push_back(id);
@@ -142,37 +142,37 @@ impl LocalQueue {
     }
 
     /// The oldest local id.
-    pub(super) fn pop(&self, running: &Running) -> Option<usize> {
+    pub(crate) fn pop(&self, running: &Running) -> Option<usize> {
         self.with_ids_running(running, VecDeque::pop_front)
             .flatten()
     }
 
     /// The two oldest ids, if any.
     #[inline]
-    pub(super) fn peek_two(&self, running: &Running) -> (Option<usize>, Option<usize>) {
+    pub(crate) fn peek_two(&self, running: &Running) -> (Option<usize>, Option<usize>) {
         self.with_ids_running(running, |ids| (ids.front().copied(), ids.get(1).copied()))
             .unwrap_or_default()
     }
 
     /// Puts `id` back at the front.
-    pub(super) fn push_front(&self, running: &Running, id: usize) {
+    pub(crate) fn push_front(&self, running: &Running, id: usize) {
         self.with_ids_running(running, |ids| ids.push_front(id));
     }
 
     /// Number of queued ids, whoever asks (the executor's std tests only).
     #[cfg(all(test, not(causim_loom)))]
-    pub(super) fn len_for_tests(&self) -> usize {
+    pub(crate) fn len_for_tests(&self) -> usize {
         // SAFETY: tests call this on the executor's thread, between runs.
         self.ids.with(|ids| unsafe { (*ids).len() })
     }
 
     /// Frees the capacity the queue does not use.
-    pub(super) fn shrink_to_fit(&self, running: &Running) {
+    pub(crate) fn shrink_to_fit(&self, running: &Running) {
         self.with_ids_running(running, VecDeque::shrink_to_fit);
     }
 
     /// Queues `id` at the back.
-    pub(super) fn push_back(&self, running: &Running, id: usize) {
+    pub(crate) fn push_back(&self, running: &Running, id: usize) {
         self.with_ids_running(running, |ids| ids.push_back(id));
     }
 }
