@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use crate::mailbox::{Address, Mailbox};
 use crate::model::Model;
+use crate::ports::event::{Action, Event};
 use crate::ports::{InputPort, OwnInput};
-use crate::scheduler::action::Action;
 use crate::scheduler::queue::Origin;
-use crate::scheduler::{entry, Event, EventKey, SchedulerCore, SchedulingError};
+use crate::scheduler::{entry, EventKey, SchedulerCore, SchedulingError};
 use crate::time::SimTime;
 
 /// The simulation as seen by model `M`.

@@ -32,7 +32,6 @@
 //! timeout" at the same instant should check its own state when the timeout
 //! arrives.
 
-pub(crate) mod action;
 mod key;
 pub(crate) mod local;
 pub(crate) mod queue;
@@ -42,13 +41,13 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::time::Duration;
 
-use action::Action;
-pub use action::Event;
 pub use key::EventKey;
 use local::{Driving, LocalSchedule};
 use queue::{Entry, EventOrder, EventQueue, Fired, Origin, Spares, BENCH_ORIGIN};
 
 use crate::mailbox::IntoAddress;
+use crate::ports::event::Action;
+pub use crate::ports::event::Event;
 use crate::ports::InputFor;
 use crate::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex, MutexGuard};

@@ -31,11 +31,11 @@ pub use init::SimInit;
 use crate::executor::current::{self, Waiting};
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
+use crate::ports::event::{Action, Event};
 use crate::ports::{QuerySource, ReplierFor, Requestor};
-use crate::scheduler::action::Action;
 use crate::scheduler::local::Driving;
 use crate::scheduler::queue::{Entry, Fired, BENCH_ORIGIN};
-use crate::scheduler::{Event, Owner, Scheduler, SchedulerCore};
+use crate::scheduler::{Owner, Scheduler, SchedulerCore};
 use crate::time::SimTime;
 
 /// A running bench.

@@ -9,7 +9,7 @@
 //! The queue also keeps, per model origin, one spare action: the box of an
 //! event of that model that has fired, handed back by the simulation so that
 //! the model's next event reuses it instead of allocating (see
-//! [`Event::recycled`](super::Event::recycled)). A model that schedules one
+//! [`Event::recycled`](crate::ports::event::Event::recycled)). A model that schedules one
 //! event per step thus allocates nothing once running.
 //!
 //! An entry is kept small (the period of a periodic event lives in its
@@ -28,8 +28,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::action::Action;
 use super::key::EventKey;
+use crate::ports::event::Action;
 use crate::time::SimTime;
 
 /// Who scheduled an event: the bench, or model number `n` (add order).

@@ -4,8 +4,8 @@
 use std::any::Any;
 use std::task::{Context, Poll};
 
-use super::action::Action;
 use crate::executor::current::Unbound;
+use crate::ports::event::Action;
 
 /// An action that only says which event it is.
 pub(super) struct Tagged(pub(super) u32);

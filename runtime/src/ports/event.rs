@@ -1,9 +1,14 @@
-//! What a scheduled event does when its time comes: deliver a message.
+//! Events: a value bound for an input port, or for every connection of an
+//! event source, and what delivering it does.
 //!
-//! Scheduled events are type-erased (`Box<dyn Action>`): the queue holds
+//! An event is port-shaped: it knows its recipients and how to push to
+//! them, like an output does. The scheduler only orders events in time and
+//! fires them when they are due; it never looks inside one.
+//!
+//! Events are type-erased (`Box<dyn Action>`): the scheduler's queue holds
 //! events for every model type. A new event allocates its box; an event a
 //! model schedules from its context reuses the box of one of its events
-//! that has fired ([`Event::recycled`]), so a model's steady stream of
+//! that has fired (see `scheduler::spare`), so a model's steady stream of
 //! events allocates nothing.
 
 use std::any::Any;
@@ -12,13 +17,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use super::fanout::FanoutSend;
+use super::target::{describe_input, Target};
+use super::{EventSource, InputFor, InputPort};
 use crate::executor::current::Unbound;
 use crate::mailbox::channel::Pushed;
 use crate::mailbox::{Address, IntoAddress};
 use crate::model::Model;
-use crate::ports::fanout::FanoutSend;
-use crate::ports::target::{describe_input, Target};
-use crate::ports::{EventSource, InputFor, InputPort};
 
 /// A deliverable event.
 ///
