@@ -14,9 +14,10 @@ use std::time::Duration;
 
 use crate::mailbox::{Address, Mailbox};
 use crate::model::Model;
-use crate::ports::event::{Action, Event};
+use crate::ports::event::Event;
 use crate::ports::{InputPort, OwnInput};
 use crate::scheduler::queue::Origin;
+use crate::scheduler::spare::SpareBox;
 use crate::scheduler::{entry, EventKey, SchedulerCore, SchedulingError};
 use crate::time::SimTime;
 
@@ -34,8 +35,8 @@ pub struct Context<M: Model> {
     /// The shared schedule and clock.
     core: Arc<SchedulerCore>,
     /// The box of one of this model's fired events, for the next event to
-    /// reuse instead of allocating.
-    spare: Option<Box<dyn Action>>,
+    /// reuse instead of allocating (see `scheduler::spare`).
+    spare: SpareBox,
 }
 
 impl<M: Model> Context<M> {
@@ -47,7 +48,7 @@ impl<M: Model> Context<M> {
             origin,
             seq: 0,
             core,
-            spare: None,
+            spare: SpareBox::default(),
         }
     }
 
@@ -195,7 +196,7 @@ impl<M: Model> Context<M> {
     /// Callers check the event's time first, so a refused event does not
     /// use up the spare box.
     fn event<T: Send + 'static>(&mut self, port: InputPort<M, T>, payload: T) -> Event {
-        Event::recycled(self.spare.take(), port, payload, self.mailbox.address_ref())
+        self.spare.event(port, payload, self.mailbox.address_ref())
     }
 
     /// Queues `event`, whose time was checked, under this model's origin

@@ -35,6 +35,7 @@
 mod key;
 pub(crate) mod local;
 pub(crate) mod queue;
+pub(crate) mod spare;
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
@@ -43,10 +44,10 @@ use std::time::Duration;
 
 pub use key::EventKey;
 use local::{Driving, LocalSchedule};
-use queue::{Entry, EventOrder, EventQueue, Fired, Origin, Spares, BENCH_ORIGIN};
+use queue::{Entry, EventOrder, EventQueue, Origin, BENCH_ORIGIN};
+use spare::{ReturningBox, SpareBox};
 
 use crate::mailbox::IntoAddress;
-use crate::ports::event::Action;
 pub use crate::ports::event::Event;
 use crate::ports::InputFor;
 use crate::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -352,24 +353,17 @@ impl SchedulerCore {
         drop(events);
     }
 
-    /// Queues a model's event, whose time was checked; also fills an
-    /// empty `spare` with the model's spare action, for its next event to
-    /// reuse. On the thread running the simulation the event is staged
-    /// without a lock (see [`local`]); elsewhere it is queued under the
-    /// lock.
-    pub(crate) fn schedule_checked_from_model(
-        &self,
-        entry: Entry,
-        spare: &mut Option<Box<dyn Action>>,
-    ) {
+    /// Queues a model's event, whose time was checked; also restocks the
+    /// model's `spare` box, for its next event to reuse (see [`spare`]).
+    /// On the thread running the simulation the event is staged without a
+    /// lock (see [`local`]); elsewhere it is queued under the lock.
+    pub(crate) fn schedule_checked_from_model(&self, entry: Entry, spare: &mut SpareBox) {
         let origin = entry.order.origin;
         self.local.with_or(
             (entry, spare),
             |staged, (entry, spare)| {
                 staged.entries.push(entry);
-                if spare.is_none() {
-                    *spare = staged.spares.take(origin);
-                }
+                spare.restock(&mut staged.spares, origin);
             },
             |(entry, spare)| self.queue_from_model(entry, spare),
         );
@@ -380,13 +374,11 @@ impl SchedulerCore {
     /// off the driving thread, under the lock; out of line so that the
     /// staging path keeps few registers live.
     #[inline(never)]
-    fn queue_from_model(&self, entry: Entry, spare: &mut Option<Box<dyn Action>>) {
+    fn queue_from_model(&self, entry: Entry, spare: &mut SpareBox) {
         let origin = entry.order.origin;
         let mut queue = self.queue();
         queue.push(entry);
-        if spare.is_none() {
-            *spare = queue.spares.take(origin);
-        }
+        spare.restock(&mut queue.spares, origin);
     }
 
     /// Marks this thread as running the simulation of this schedule until
@@ -397,9 +389,9 @@ impl SchedulerCore {
         self.local.drive()
     }
 
-    /// Hands the `fired` action back as a spare (leaving it in `fired` if
-    /// its origin has one already, for the caller to drop outside the
-    /// lock), then, if the earliest event is due no later than `limit`,
+    /// Takes the `returning` box back as a spare (leaving it there if its
+    /// origin has one already, for the caller to drop outside the lock;
+    /// see [`spare`]), then, if the earliest event is due no later than `limit`,
     /// moves the clock to its time and moves it and the other events due
     /// then into `due`, in order, and returns true.
     ///
@@ -414,10 +406,10 @@ impl SchedulerCore {
         limit: SimTime,
         due: &mut Vec<Entry>,
         incoming: &mut Vec<Entry>,
-        fired: &mut Fired,
+        returning: &mut ReturningBox,
     ) -> bool {
         let driving = self.local.with(|staged| {
-            Self::keep_spare(&mut staged.spares, fired);
+            staged.spares.take_back(returning);
             if let [only] = staged.entries.as_slice() {
                 let time = only.order.time;
                 // Strictly earlier than the heap's top: the bench's events
@@ -437,7 +429,7 @@ impl SchedulerCore {
         match driving {
             Some(true) => true,
             Some(false) => self.take_queued_due(limit, due, incoming, None),
-            None => self.take_queued_due(limit, due, incoming, Some(fired)),
+            None => self.take_queued_due(limit, due, incoming, Some(returning)),
         }
     }
 
@@ -488,8 +480,8 @@ impl SchedulerCore {
     }
 
     /// The locked path of [`take_next_due`](SchedulerCore::take_next_due):
-    /// hands `fired` back (`None` when the driving thread's spares took
-    /// it), moves `incoming` to the heap, takes the due events from it and
+    /// takes the `returning` box back (`None` when the driving thread's
+    /// spares took it), moves `incoming` to the heap, takes the due events from it and
     /// moves the clock. Out of line, so that the lock-free path saves and
     /// restores few registers.
     #[inline(never)]
@@ -498,7 +490,7 @@ impl SchedulerCore {
         limit: SimTime,
         due: &mut Vec<Entry>,
         incoming: &mut Vec<Entry>,
-        fired: Option<&mut Fired>,
+        returning: Option<&mut ReturningBox>,
     ) -> bool {
         let mut queue = self.queue();
         // An abandoned lock-free move is withdrawn before the clock moves
@@ -506,8 +498,8 @@ impl SchedulerCore {
         if self.advancing.load(Ordering::Relaxed) != 0 {
             self.advancing.store(0, Ordering::Relaxed);
         }
-        if let Some(fired) = fired {
-            Self::keep_spare(&mut queue.spares, fired);
+        if let Some(returning) = returning {
+            queue.spares.take_back(returning);
         }
         let Some(time) = queue.pop_due_with(limit, incoming, due) else {
             return false;
@@ -532,17 +524,6 @@ impl SchedulerCore {
             self.set_time_locked(&queue, time);
         }
         true
-    }
-
-    /// Hands the `fired` action back to `spares`, leaving it in `fired` if
-    /// its origin has one already.
-    #[inline]
-    fn keep_spare(spares: &mut Spares, fired: &mut Fired) {
-        if let Some((origin, action)) = fired.take() {
-            if let Some(kept) = spares.put(origin, action) {
-                *fired = Some((origin, kept));
-            }
-        }
     }
 
     /// The time of the earliest event that is not cancelled, staged or

@@ -28,8 +28,9 @@ use crate::model::Model;
 /// A deliverable event.
 ///
 /// `Any` is a supertrait so that a `dyn Action` upcasts to `dyn Any` (one
-/// load from its table) to be downcast for reuse, rather than through a
-/// method of its own (one dynamic call more per reused box).
+/// load from its table) to be downcast for reuse (`scheduler::spare`),
+/// rather than through a method of its own (one dynamic call more per
+/// reused box).
 pub(crate) trait Action: Any + Send {
     /// Delivers the event; `Pending` while the recipient's mailbox is full.
     /// A periodic action can fire again after completing.
@@ -50,7 +51,7 @@ pub(crate) trait Action: Any + Send {
 }
 
 /// A one-shot event for an input port: one message to one mailbox.
-struct OnceAction<M: Model, T> {
+pub(crate) struct OnceAction<M: Model, T> {
     /// The recipient.
     address: Address<M>,
     /// The input.
@@ -129,7 +130,7 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
 impl<M: Model, T: Send + 'static> OnceAction<M, T> {
     /// Makes this (fired) action deliver `payload` to `port` of the model
     /// at `address`, keeping its address if it is the same mailbox.
-    fn refill(&mut self, port: InputPort<M, T>, payload: T, address: &Address<M>) {
+    pub(crate) fn refill(&mut self, port: InputPort<M, T>, payload: T, address: &Address<M>) {
         if !Arc::ptr_eq(self.address.channel(), address.channel()) {
             self.address = address.clone();
         }
@@ -221,26 +222,6 @@ impl Event {
                 payload: Some(payload),
             }),
         }
-    }
-
-    /// Like [`new`](Event::new), reusing `spare` (an action that has fired)
-    /// if it is a one-shot event of the same port type; otherwise `spare`
-    /// is dropped and a new box allocated.
-    #[inline]
-    pub(crate) fn recycled<M: Model, T: Send + 'static>(
-        spare: Option<Box<dyn Action>>,
-        port: InputPort<M, T>,
-        payload: T,
-        address: &Address<M>,
-    ) -> Self {
-        if let Some(mut action) = spare {
-            let any: &mut dyn Any = &mut *action;
-            if let Some(once) = any.downcast_mut::<OnceAction<M, T>>() {
-                once.refill(port, payload, address);
-                return Event { action };
-            }
-        }
-        Event::new(port, payload, address)
     }
 
     /// A periodic action delivering a clone of `payload` every `period`.

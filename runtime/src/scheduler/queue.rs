@@ -6,11 +6,9 @@
 //! the origin itself, never by thread timing, so the order of same-time
 //! events is the same on every run and with any number of threads.
 //!
-//! The queue also keeps, per model origin, one spare action: the box of an
-//! event of that model that has fired, handed back by the simulation so that
-//! the model's next event reuses it instead of allocating (see
-//! [`Event::recycled`](crate::ports::event::Event::recycled)). A model that schedules one
-//! event per step thus allocates nothing once running.
+//! The queue also keeps, per model origin, the fired event boxes handed
+//! back under its lock, for the models' next events to reuse (see
+//! [`spare`](super::spare)).
 //!
 //! An entry is kept small (the period of a periodic event lives in its
 //! action) because the heap moves entries on every push and pop.
@@ -29,6 +27,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::key::EventKey;
+use super::spare::Spares;
 use crate::ports::event::Action;
 use crate::time::SimTime;
 
@@ -223,58 +222,6 @@ impl EventQueue {
         self.pop_due(limit, due)
     }
 }
-
-/// One fired action per model origin (indexed by origin), for that model's
-/// next event to reuse.
-#[derive(Default)]
-pub(crate) struct Spares {
-    /// The actions by origin.
-    by_origin: Vec<Option<Box<dyn Action>>>,
-}
-
-impl Spares {
-    /// Keeps `action`, which has fired, as the spare of `origin` if it has
-    /// none; otherwise hands it back, for the caller to drop outside any
-    /// lock (a drop may release a mailbox and the messages it still holds).
-    #[inline]
-    pub(crate) fn put(
-        &mut self,
-        origin: Origin,
-        action: Box<dyn Action>,
-    ) -> Option<Box<dyn Action>> {
-        // One bounds check on the common path; the slot is made once.
-        match self.by_origin.get_mut(origin as usize) {
-            Some(Some(_)) => Some(action),
-            Some(empty) => {
-                *empty = Some(action);
-                None
-            }
-            None => self.put_first(origin, action),
-        }
-    }
-
-    /// [`put`](Spares::put) for an origin without a slot yet (once per
-    /// origin): makes one, holding `action`.
-    #[cold]
-    #[inline(never)]
-    fn put_first(&mut self, origin: Origin, action: Box<dyn Action>) -> Option<Box<dyn Action>> {
-        let index = origin as usize;
-        self.by_origin.resize_with(index + 1, || None);
-        self.by_origin[index] = Some(action);
-        None
-    }
-
-    /// Takes the spare action of `origin`, if any.
-    pub(crate) fn take(&mut self, origin: Origin) -> Option<Box<dyn Action>> {
-        self.by_origin
-            .get_mut(origin as usize)
-            .and_then(Option::take)
-    }
-}
-
-/// A fired action of a model's event, on its way back to the queue as
-/// that model's spare: the origin that scheduled it, and the action.
-pub(crate) type Fired = Option<(Origin, Box<dyn Action>)>;
 
 #[cfg(all(test, not(causim_loom)))]
 mod tests;

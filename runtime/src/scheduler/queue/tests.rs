@@ -1,5 +1,4 @@
-//! The event queue: order of same-time events, limits, cancellation and
-//! the spare actions.
+//! The event queue: order of same-time events, limits and cancellation.
 
 use super::*;
 use crate::scheduler::tagged::{tag, Tagged};
@@ -75,25 +74,6 @@ fn cancelled_events_are_skipped_first_or_not() {
     middle.cancel();
     assert_eq!(queue.next_time(), Some(SimTime::from_secs(1)));
     assert_eq!(drain(&mut queue), vec![vec![2, 4], vec![5]]);
-}
-
-#[test]
-fn an_origin_keeps_one_spare() {
-    let mut queue = EventQueue::default();
-    assert!(queue.spares.take(3).is_none());
-    assert!(queue.spares.put(3, Box::new(Tagged(1))).is_none());
-    // The slot is taken: the next one is handed back.
-    let mut back = queue
-        .spares
-        .put(3, Box::new(Tagged(2)))
-        .expect("handed back");
-    assert_eq!(tag(&mut back), 2);
-    // Another origin has its own slot.
-    assert!(queue.spares.put(1, Box::new(Tagged(3))).is_none());
-    let mut spare = queue.spares.take(3).expect("a spare");
-    assert_eq!(tag(&mut spare), 1);
-    assert!(queue.spares.take(3).is_none());
-    assert_eq!(queue.spares.take(1).as_mut().map(tag), Some(3));
 }
 
 #[test]
