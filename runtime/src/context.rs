@@ -16,7 +16,7 @@ use crate::mailbox::{Address, Mailbox};
 use crate::model::Model;
 use crate::ports::event::Event;
 use crate::ports::{InputPort, OwnInput};
-use crate::scheduler::queue::Origin;
+use crate::scheduler::heap::Origin;
 use crate::scheduler::spare::SpareBox;
 use crate::scheduler::{entry, EventKey, SchedulerCore, SchedulingError};
 use crate::time::SimTime;

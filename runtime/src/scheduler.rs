@@ -32,9 +32,9 @@
 //! timeout" at the same instant should check its own state when the timeout
 //! arrives.
 
+pub(crate) mod heap;
 mod key;
 pub(crate) mod local;
-pub(crate) mod queue;
 pub(crate) mod spare;
 
 use std::fmt;
@@ -42,9 +42,9 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::time::Duration;
 
+use heap::{Entry, EventHeap, EventOrder, Origin, BENCH_ORIGIN};
 pub use key::EventKey;
 use local::{Driving, LocalSchedule};
-use queue::{Entry, EventOrder, EventQueue, Origin, BENCH_ORIGIN};
 use spare::{ReturningBox, SpareBox};
 
 use crate::mailbox::IntoAddress;
@@ -143,8 +143,8 @@ impl std::error::Error for SchedulingError {}
 /// move while a model runs.
 pub(crate) struct SchedulerCore {
     /// Scheduled events.
-    queue: Mutex<EventQueue>,
-    /// The time (in nanoseconds) of the earliest event in `queue`'s heap,
+    heap: Mutex<EventHeap>,
+    /// The time (in nanoseconds) of the earliest event in `heap`,
     /// cancelled or not, or `u64::MAX` if it is empty; a bench scheduler
     /// lowers it first to the time of the event it is about to push. Written
     /// under the lock, read without it by the driving thread: a lone staged
@@ -158,7 +158,7 @@ pub(crate) struct SchedulerCore {
     /// or before it.
     advancing: AtomicU64,
     /// Events scheduled on the thread running the simulation, not yet in
-    /// `queue` (see [`local`]).
+    /// `heap` (see [`local`]).
     local: LocalSchedule,
     /// The current simulation time, in nanoseconds.
     time: AtomicU64,
@@ -200,7 +200,7 @@ impl SchedulerCore {
     /// An empty schedule starting at `time`.
     pub(crate) fn new(time: SimTime) -> Self {
         SchedulerCore {
-            queue: Mutex::new(EventQueue::default()),
+            heap: Mutex::new(EventHeap::default()),
             heap_next: AtomicU64::new(u64::MAX),
             advancing: AtomicU64::new(0),
             local: LocalSchedule::default(),
@@ -212,11 +212,11 @@ impl SchedulerCore {
         }
     }
 
-    /// Locks the queue (never poisoned in practice: no user code runs under
+    /// Locks the heap (never poisoned in practice: no user code runs under
     /// this lock).
-    pub(crate) fn queue(&self) -> QueueGuard<'_> {
-        QueueGuard {
-            queue: lock(&self.queue),
+    pub(crate) fn lock_heap(&self) -> HeapGuard<'_> {
+        HeapGuard {
+            heap: lock(&self.heap),
             heap_next: &self.heap_next,
         }
     }
@@ -232,9 +232,9 @@ impl SchedulerCore {
         self.time.store(time.as_nanos(), Ordering::Release);
     }
 
-    /// Moves the clock, under the lock (`_queue`), so that no bench
+    /// Moves the clock, under the lock (`_heap`), so that no bench
     /// scheduler checks its event against the clock in between.
-    fn set_time_locked(&self, _queue: &QueueGuard<'_>, time: SimTime) {
+    fn set_time_locked(&self, _heap: &HeapGuard<'_>, time: SimTime) {
         self.time.store(time.as_nanos(), Ordering::Release);
     }
 
@@ -304,7 +304,7 @@ impl SchedulerCore {
         key: Option<EventKey>,
     ) -> Result<(), SchedulingError> {
         loop {
-            let mut queue = self.queue();
+            let mut heap = self.lock_heap();
             if self.closed.load(Ordering::Relaxed) {
                 return Err(SchedulingError::SimulationDropped);
             }
@@ -313,24 +313,24 @@ impl SchedulerCore {
             if let Some(period) = period {
                 check_period(period)?;
             }
-            if self.clear_of_lock_free_step(&queue, now, time) {
-                queue.push(entry(time, origin, seq, event, key));
+            if self.clear_of_lock_free_step(&heap, now, time) {
+                heap.push(entry(time, origin, seq, event, key));
                 return Ok(());
             }
             // The driving thread is moving the clock past `time` without
             // the lock: let it finish, then check against its clock.
-            drop(queue);
+            drop(heap);
             crate::sync::thread::yield_now();
         }
     }
 
-    /// With the lock held (`queue`) and the clock at `now`: lowers the
+    /// With the lock held (`heap`) and the clock at `now`: lowers the
     /// published heap top to `time`, then tells whether the driving
     /// thread's lock-free path cannot move the clock past `time` (false
     /// while it announces a move to `time` or later that may still
     /// happen).
-    fn clear_of_lock_free_step(&self, queue: &QueueGuard<'_>, now: SimTime, time: SimTime) -> bool {
-        let top = queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
+    fn clear_of_lock_free_step(&self, heap: &HeapGuard<'_>, now: SimTime, time: SimTime) -> bool {
+        let top = heap.peek_time().map_or(u64::MAX, SimTime::as_nanos);
         let time = time.as_nanos();
         // Store, sequentially consistent fence, load, against the driving
         // thread's store of `advancing`, fence, load of `heap_next`: one of
@@ -346,9 +346,9 @@ impl SchedulerCore {
     /// the simulation is dropped.
     pub(crate) fn close(&self) {
         let events = {
-            let mut queue = self.queue();
+            let mut heap = self.lock_heap();
             self.closed.store(true, Ordering::Relaxed);
-            queue.take_all()
+            heap.take_all()
         };
         drop(events);
     }
@@ -376,9 +376,9 @@ impl SchedulerCore {
     #[inline(never)]
     fn queue_from_model(&self, entry: Entry, spare: &mut SpareBox) {
         let origin = entry.order.origin;
-        let mut queue = self.queue();
-        queue.push(entry);
-        spare.restock(&mut queue.spares, origin);
+        let mut heap = self.lock_heap();
+        heap.push(entry);
+        spare.restock(&mut heap.spares, origin);
     }
 
     /// Marks this thread as running the simulation of this schedule until
@@ -492,19 +492,19 @@ impl SchedulerCore {
         incoming: &mut Vec<Entry>,
         returning: Option<&mut ReturningBox>,
     ) -> bool {
-        let mut queue = self.queue();
+        let mut heap = self.lock_heap();
         // An abandoned lock-free move is withdrawn before the clock moves
         // here: a scheduler waiting for it may go on.
         if self.advancing.load(Ordering::Relaxed) != 0 {
             self.advancing.store(0, Ordering::Relaxed);
         }
         if let Some(returning) = returning {
-            queue.spares.take_back(returning);
+            heap.spares.take_back(returning);
         }
-        let Some(time) = queue.pop_due_with(limit, incoming, due) else {
+        let Some(time) = heap.pop_due_with(limit, incoming, due) else {
             return false;
         };
-        self.set_time_locked(&queue, time);
+        self.set_time_locked(&heap, time);
         true
     }
 
@@ -516,12 +516,12 @@ impl SchedulerCore {
     /// by `time`, which left nothing staged: only a handle on another
     /// thread can have queued something since.
     pub(crate) fn advance_to(&self, time: SimTime) -> bool {
-        let mut queue = self.queue();
-        if queue.next_time().is_some_and(|next| next <= time) {
+        let mut heap = self.lock_heap();
+        if heap.next_time().is_some_and(|next| next <= time) {
             return false;
         }
         if time > self.time() {
-            self.set_time_locked(&queue, time);
+            self.set_time_locked(&heap, time);
         }
         true
     }
@@ -533,7 +533,7 @@ impl SchedulerCore {
             let live = staged.entries.iter().filter(|e| !e.is_cancelled());
             live.map(|e| e.order.time).min()
         });
-        let queued = self.queue().next_time();
+        let queued = self.lock_heap().next_time();
         match (staged.flatten(), queued) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -543,7 +543,7 @@ impl SchedulerCore {
     /// The number of events staged or queued, cancelled ones included.
     pub(crate) fn queued(&self) -> usize {
         let staged = self.local.with(|staged| staged.entries.len());
-        staged.unwrap_or(0) + self.queue().len()
+        staged.unwrap_or(0) + self.lock_heap().len()
     }
 
     /// The next sequence number of the bench origin.
@@ -573,36 +573,36 @@ impl Drop for Owner {
     }
 }
 
-/// The locked queue; publishes the time of the heap's earliest event
+/// The locked heap; publishes the time of the heap's earliest event
 /// (for [`SchedulerCore::take_next_due`]'s lock-free path) as it unlocks.
-pub(crate) struct QueueGuard<'a> {
+pub(crate) struct HeapGuard<'a> {
     /// The lock.
-    queue: MutexGuard<'a, EventQueue>,
+    heap: MutexGuard<'a, EventHeap>,
     /// Where the heap's earliest time goes.
     heap_next: &'a AtomicU64,
 }
 
-impl Deref for QueueGuard<'_> {
-    type Target = EventQueue;
+impl Deref for HeapGuard<'_> {
+    type Target = EventHeap;
 
-    fn deref(&self) -> &EventQueue {
-        &self.queue
+    fn deref(&self) -> &EventHeap {
+        &self.heap
     }
 }
 
-impl DerefMut for QueueGuard<'_> {
-    fn deref_mut(&mut self) -> &mut EventQueue {
-        &mut self.queue
+impl DerefMut for HeapGuard<'_> {
+    fn deref_mut(&mut self) -> &mut EventHeap {
+        &mut self.heap
     }
 }
 
-impl Drop for QueueGuard<'_> {
+impl Drop for HeapGuard<'_> {
     fn drop(&mut self) {
         // Still under the lock (the field unlocks after this runs), so the
         // stores are in the lock's order. The driving thread reads the value
         // only (see `SchedulerCore::claim` for what orders it against other
         // threads' pushes).
-        let next = self.queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
+        let next = self.heap.peek_time().map_or(u64::MAX, SimTime::as_nanos);
         self.heap_next.store(next, Ordering::Release);
     }
 }
@@ -857,7 +857,7 @@ impl fmt::Debug for Scheduler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Scheduler")
             .field("time", &self.core.time())
-            .field("queued", &self.core.queue().len())
+            .field("queued", &self.core.lock_heap().len())
             .finish()
     }
 }

@@ -33,8 +33,8 @@ use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
 use crate::ports::event::{Action, Event};
 use crate::ports::{QuerySource, ReplierFor, Requestor};
+use crate::scheduler::heap::{Entry, BENCH_ORIGIN};
 use crate::scheduler::local::Driving;
-use crate::scheduler::queue::{Entry, BENCH_ORIGIN};
 use crate::scheduler::spare::ReturningBox;
 use crate::scheduler::{Owner, Scheduler, SchedulerCore};
 use crate::time::SimTime;
@@ -451,11 +451,11 @@ impl Simulation {
     /// saves them a call.
     #[inline(never)]
     fn push_periodic(&mut self) {
-        let mut queue = self.core.queue();
+        let mut heap = self.core.lock_heap();
         // `file_delivered` filed them last first: pushed back in key order,
         // each lands at the bottom of the heap without sifting up.
         for entry in self.periodic.drain(..).rev() {
-            queue.push(entry);
+            heap.push(entry);
         }
     }
 

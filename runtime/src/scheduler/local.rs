@@ -24,7 +24,7 @@
 
 use std::cell::{Cell, UnsafeCell};
 
-use super::queue::Entry;
+use super::heap::Entry;
 use super::spare::Spares;
 use crate::thread_mark::{is_marked, ThreadMark};
 

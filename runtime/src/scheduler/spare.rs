@@ -29,7 +29,7 @@
 
 use std::any::Any;
 
-use super::queue::Origin;
+use super::heap::Origin;
 use crate::mailbox::Address;
 use crate::model::Model;
 use crate::ports::event::{Action, Event, OnceAction};

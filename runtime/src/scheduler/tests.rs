@@ -85,7 +85,7 @@ fn a_staged_event_not_before_the_heap_goes_through_the_lock() {
     assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
     assert!(back.get_mut().is_none(), "kept once, on the driving thread");
     assert_eq!(tags(&mut due), vec![1, 2]);
-    assert!(core.queue().spares.take(1).is_none(), "not kept twice");
+    assert!(core.lock_heap().spares.take(1).is_none(), "not kept twice");
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn another_thread_queues_under_the_lock_and_keeps_fired_boxes_there() {
     let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), SpareBox::default());
     let at = SimTime::from_secs(1);
     core.schedule_checked_from_model(entry(at, 2, 0, event(1), None), &mut spare);
-    assert_eq!(core.queue().len(), 1);
+    assert_eq!(core.lock_heap().len(), 1);
     let mut back = fired(2, 10);
     assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
     assert!(back.get_mut().is_none());

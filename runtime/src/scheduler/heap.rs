@@ -1,4 +1,4 @@
-//! The priority queue of scheduled events.
+//! The heap of scheduled events: the schedule's priority queue.
 //!
 //! Events are ordered by [`EventOrder`]: time first, then origin (the bench
 //! before the models, models in the order they were added), then the
@@ -89,8 +89,8 @@ impl Ord for Entry {
 /// The heap length below which it is never compacted.
 pub(crate) const COMPACT_MIN: usize = 1024;
 
-/// A min-queue of scheduled events, with spare actions for reuse.
-pub(crate) struct EventQueue {
+/// A min-heap of scheduled events, with spare actions for reuse.
+pub(crate) struct EventHeap {
     /// The events, earliest on top.
     heap: BinaryHeap<Entry>,
     /// The heap length at which its cancelled entries are dropped next:
@@ -101,9 +101,9 @@ pub(crate) struct EventQueue {
     pub(crate) spares: Spares,
 }
 
-impl Default for EventQueue {
+impl Default for EventHeap {
     fn default() -> Self {
-        EventQueue {
+        EventHeap {
             heap: BinaryHeap::new(),
             compact_at: COMPACT_MIN,
             spares: Spares::default(),
@@ -111,7 +111,7 @@ impl Default for EventQueue {
     }
 }
 
-impl EventQueue {
+impl EventHeap {
     /// Adds an event.
     #[inline]
     pub(crate) fn push(&mut self, entry: Entry) {
@@ -181,7 +181,7 @@ impl EventQueue {
         self.heap.len()
     }
 
-    /// Like [`pop_due`](EventQueue::pop_due), after moving the events of
+    /// Like [`pop_due`](EventHeap::pop_due), after moving the events of
     /// `incoming` (not yet queued) to the queue, but a single incoming
     /// event earlier than every queued one — a model's next tick — goes
     /// straight to `due` without passing through the heap.
@@ -202,7 +202,7 @@ impl EventQueue {
         self.merge_and_pop_due(limit, incoming, due)
     }
 
-    /// The general case of [`pop_due_with`](EventQueue::pop_due_with).
+    /// The general case of [`pop_due_with`](EventHeap::pop_due_with).
     #[inline(never)]
     fn merge_and_pop_due(
         &mut self,
