@@ -1,6 +1,7 @@
 //! Scheduling events in simulated time.
 //!
-//! Events can be scheduled at an absolute time or after a delay, keyed (so
+//! Events can be scheduled at an absolute time or after a delay (one
+//! [`Deadline`] argument: a [`SimTime`] or a [`Duration`]), keyed (so
 //! they can be cancelled) or periodic, from inside a model (its
 //! [`Context`](crate::Context), on its own inputs) or from the bench (a
 //! [`Scheduler`] handle, on any model's inputs or an event source).
@@ -32,6 +33,7 @@
 //! timeout" at the same instant should check its own state when the timeout
 //! arrives.
 
+mod deadline;
 pub(crate) mod heap;
 mod key;
 pub(crate) mod local;
@@ -53,6 +55,8 @@ use crate::ports::InputFor;
 use crate::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex, MutexGuard};
 use crate::time::SimTime;
+pub(crate) use deadline::check_period;
+pub use deadline::Deadline;
 
 /// Why an event could not be scheduled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,27 +179,6 @@ pub(crate) struct SchedulerCore {
     handles: AtomicUsize,
 }
 
-/// When a bench event is due: resolved against the clock under the lock.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum When {
-    /// At this time.
-    At(SimTime),
-    /// This long after the clock at the moment the event is queued.
-    In(Duration),
-}
-
-impl When {
-    /// The time this means when the clock shows `now`, if after it.
-    #[inline]
-    fn resolve(self, now: SimTime) -> Result<SimTime, SchedulingError> {
-        match self {
-            When::At(time) if time > now => Ok(time),
-            When::At(time) => Err(not_in_future(now, time)),
-            When::In(delay) => future_after(now, delay),
-        }
-    }
-}
-
 impl SchedulerCore {
     /// An empty schedule starting at `time`.
     pub(crate) fn new(time: SimTime) -> Self {
@@ -250,53 +233,22 @@ impl SchedulerCore {
             && self.halt_requested.swap(false, Ordering::AcqRel)
     }
 
-    /// `now + delay`, or an error.
+    /// The time `deadline` means now, if strictly in the future, from one
+    /// read of the clock: for a context, whose model runs while the clock
+    /// cannot move.
     #[inline]
-    pub(crate) fn time_after(&self, delay: Duration) -> Result<SimTime, SchedulingError> {
-        let now = self.time();
-        now.checked_add(delay)
-            .ok_or(SchedulingError::TimeOverflow { now, delay })
+    pub(crate) fn resolve(&self, deadline: impl Deadline) -> Result<SimTime, SchedulingError> {
+        deadline.resolve(self.time())
     }
 
-    /// `now + delay` if that is strictly after now, or the error: what
-    /// [`time_after`](SchedulerCore::time_after) then
-    /// [`check`](SchedulerCore::check) say, from one read of the clock
-    /// (it cannot move while a model runs).
-    #[inline]
-    pub(crate) fn future_after(&self, delay: Duration) -> Result<SimTime, SchedulingError> {
-        future_after(self.time(), delay)
-    }
-
-    /// Checks that an event can be scheduled at `time`.
-    #[inline]
-    pub(crate) fn check(&self, time: SimTime) -> Result<(), SchedulingError> {
-        let now = self.time();
-        if time <= now {
-            return Err(not_in_future(now, time));
-        }
-        Ok(())
-    }
-
-    /// Checks that a periodic event can start at `time` with `period`
-    /// (the time first, so that a bad time is reported whatever the
-    /// period).
-    pub(crate) fn check_periodic(
-        &self,
-        time: SimTime,
-        period: Duration,
-    ) -> Result<(), SchedulingError> {
-        self.check(time)?;
-        check_period(period)
-    }
-
-    /// Queues a bench event `when` says, for `origin`, with `period` if it
-    /// is periodic: resolves and checks its time against the clock and
-    /// pushes it atomically with respect to the steps moving the clock
+    /// Queues a bench event due at `deadline`, for `origin`, with `period`
+    /// if it is periodic: resolves and checks its time against the clock
+    /// and pushes it atomically with respect to the steps moving the clock
     /// (see the type's documentation). Refuses it once the simulation is
     /// dropped.
     pub(crate) fn schedule(
         &self,
-        when: When,
+        deadline: impl Deadline,
         period: Option<Duration>,
         origin: Origin,
         seq: u64,
@@ -309,7 +261,7 @@ impl SchedulerCore {
                 return Err(SchedulingError::SimulationDropped);
             }
             let now = self.time();
-            let time = when.resolve(now)?;
+            let time = deadline.resolve(now)?;
             if let Some(period) = period {
                 check_period(period)?;
             }
@@ -607,31 +559,6 @@ impl Drop for HeapGuard<'_> {
     }
 }
 
-/// `now + delay` if that is strictly after `now`, or the error.
-#[inline]
-fn future_after(now: SimTime, delay: Duration) -> Result<SimTime, SchedulingError> {
-    match now.checked_add(delay) {
-        Some(time) if time > now => Ok(time),
-        Some(time) => Err(not_in_future(now, time)),
-        None => Err(SchedulingError::TimeOverflow { now, delay }),
-    }
-}
-
-/// Checks the period of a periodic event.
-#[inline]
-fn check_period(period: Duration) -> Result<(), SchedulingError> {
-    if period.is_zero() {
-        return Err(SchedulingError::ZeroPeriod);
-    }
-    Ok(())
-}
-
-/// The error for an event asked for at `requested`, not after `now`.
-#[cold]
-fn not_in_future(now: SimTime, requested: SimTime) -> SchedulingError {
-    SchedulingError::NotInFuture { now, requested }
-}
-
 /// A queue entry for `event`.
 #[inline]
 pub(crate) fn entry(
@@ -690,33 +617,13 @@ impl Scheduler {
         self.core.time()
     }
 
-    /// Schedules `event` at `time`.
-    pub fn schedule(&self, time: SimTime, event: Event) -> Result<(), SchedulingError> {
-        self.schedule_entry(When::At(time), event, None, None)
-    }
-
-    /// Schedules `payload` for `port` of the model at `address`, at `time`.
-    pub fn schedule_event<T, P>(
+    /// Schedules `payload` for `port` of the model at `address`, due at
+    /// `deadline`: a [`SimTime`], or a [`Duration`] from now. "Now" is the
+    /// clock as the event is queued, even while another thread runs the
+    /// simulation: a positive delay is never refused as not in the future.
+    pub fn schedule<T, P>(
         &self,
-        time: SimTime,
-        port: P,
-        payload: T,
-        address: impl IntoAddress<P::Model>,
-    ) -> Result<(), SchedulingError>
-    where
-        T: Send + 'static,
-        P: InputFor<T>,
-    {
-        self.schedule(time, Event::new(port, payload, address))
-    }
-
-    /// Schedules `payload` for `port` of the model at `address`, `delay`
-    /// from now. "Now" is the clock as the event is queued, even while
-    /// another thread runs the simulation: a positive delay is never
-    /// refused as not in the future.
-    pub fn schedule_in<T, P>(
-        &self,
-        delay: Duration,
+        deadline: impl Deadline,
         port: P,
         payload: T,
         address: impl IntoAddress<P::Model>,
@@ -726,96 +633,31 @@ impl Scheduler {
         P: InputFor<T>,
     {
         let event = Event::new(port, payload, address);
-        self.schedule_entry(When::In(delay), event, None, None)
-    }
-
-    /// Like [`schedule_event`](Scheduler::schedule_event), returning a key
-    /// that cancels the event.
-    pub fn schedule_keyed_event<T, P>(
-        &self,
-        time: SimTime,
-        port: P,
-        payload: T,
-        address: impl IntoAddress<P::Model>,
-    ) -> Result<EventKey, SchedulingError>
-    where
-        T: Send + 'static,
-        P: InputFor<T>,
-    {
-        self.schedule_keyed(time, Event::new(port, payload, address))
-    }
-
-    /// Like [`schedule_in`](Scheduler::schedule_in), returning a key that
-    /// cancels the event.
-    pub fn schedule_keyed_in<T, P>(
-        &self,
-        delay: Duration,
-        port: P,
-        payload: T,
-        address: impl IntoAddress<P::Model>,
-    ) -> Result<EventKey, SchedulingError>
-    where
-        T: Send + 'static,
-        P: InputFor<T>,
-    {
-        let key = EventKey::new();
-        let event = Event::new(port, payload, address);
-        self.schedule_entry(When::In(delay), event, Some(key.clone()), None)?;
-        Ok(key)
+        self.schedule_entry(deadline, event, None, None)
     }
 
     /// Like [`schedule`](Scheduler::schedule), returning a key that cancels
-    /// the event (e.g. an [`EventSource`](crate::EventSource) event).
-    pub fn schedule_keyed(&self, time: SimTime, event: Event) -> Result<EventKey, SchedulingError> {
-        let key = EventKey::new();
-        self.schedule_entry(When::At(time), event, Some(key.clone()), None)?;
-        Ok(key)
-    }
-
-    /// Schedules `payload` for `port` first at `time`, then every `period`,
-    /// until the returned key cancels it.
-    pub fn schedule_periodic_event<T, P>(
+    /// the event.
+    pub fn schedule_keyed<T, P>(
         &self,
-        time: SimTime,
-        period: Duration,
+        deadline: impl Deadline,
         port: P,
         payload: T,
         address: impl IntoAddress<P::Model>,
     ) -> Result<EventKey, SchedulingError>
     where
-        T: Clone + Send + 'static,
+        T: Send + 'static,
         P: InputFor<T>,
     {
-        self.schedule_periodic(When::At(time), period, port, payload, address)
+        self.schedule_keyed_event(deadline, Event::new(port, payload, address))
     }
 
-    /// Like [`schedule_periodic_event`](Scheduler::schedule_periodic_event),
-    /// with the first occurrence `delay` from now.
-    pub fn schedule_periodic_in<T, P>(
+    /// Schedules `payload` for `port` first at `deadline` (a [`SimTime`],
+    /// or a [`Duration`] from now), then every `period`, until the returned
+    /// key cancels it.
+    pub fn schedule_periodic<T, P>(
         &self,
-        delay: Duration,
-        period: Duration,
-        port: P,
-        payload: T,
-        address: impl IntoAddress<P::Model>,
-    ) -> Result<EventKey, SchedulingError>
-    where
-        T: Clone + Send + 'static,
-        P: InputFor<T>,
-    {
-        self.schedule_periodic(When::In(delay), period, port, payload, address)
-    }
-
-    /// Asks the simulation to stop after the current time step; the running
-    /// call returns [`SimulationError::Halted`](crate::SimulationError::Halted).
-    pub fn halt(&self) {
-        self.core.request_halt();
-    }
-
-    /// The body of the periodic schedule methods.
-    fn schedule_periodic<T, P>(
-        &self,
-        when: When,
+        deadline: impl Deadline,
         period: Duration,
         port: P,
         payload: T,
@@ -827,8 +669,36 @@ impl Scheduler {
     {
         let key = EventKey::new();
         let event = Event::periodic(port, payload, address, period);
-        self.schedule_entry(when, event, Some(key.clone()), Some(period))?;
+        self.schedule_entry(deadline, event, Some(key.clone()), Some(period))?;
         Ok(key)
+    }
+
+    /// Schedules a prebuilt `event` (e.g. an
+    /// [`EventSource`](crate::EventSource)'s) due at `deadline`.
+    pub fn schedule_event(
+        &self,
+        deadline: impl Deadline,
+        event: Event,
+    ) -> Result<(), SchedulingError> {
+        self.schedule_entry(deadline, event, None, None)
+    }
+
+    /// Like [`schedule_event`](Scheduler::schedule_event), returning a key
+    /// that cancels the event.
+    pub fn schedule_keyed_event(
+        &self,
+        deadline: impl Deadline,
+        event: Event,
+    ) -> Result<EventKey, SchedulingError> {
+        let key = EventKey::new();
+        self.schedule_entry(deadline, event, Some(key.clone()), None)?;
+        Ok(key)
+    }
+
+    /// Asks the simulation to stop after the current time step; the running
+    /// call returns [`SimulationError::Halted`](crate::SimulationError::Halted).
+    pub fn halt(&self) {
+        self.core.request_halt();
     }
 
     /// Queues `event` (periodic if it has a `period`) under the bench
@@ -836,7 +706,7 @@ impl Scheduler {
     /// that order.
     fn schedule_entry(
         &self,
-        when: When,
+        deadline: impl Deadline,
         event: Event,
         key: Option<EventKey>,
         period: Option<Duration>,
@@ -849,7 +719,7 @@ impl Scheduler {
         }
         let seq = self.core.next_bench_seq();
         self.core
-            .schedule(when, period, BENCH_ORIGIN, seq, event, key)
+            .schedule(deadline, period, BENCH_ORIGIN, seq, event, key)
     }
 }
 

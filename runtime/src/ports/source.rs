@@ -12,7 +12,7 @@ use crate::mailbox::IntoAddress;
 
 /// Injects events into the bench from outside: connected like an output,
 /// fired with [`Simulation::process`](crate::Simulation::process) or
-/// [`Scheduler::schedule`](crate::Scheduler::schedule).
+/// [`Scheduler::schedule_event`](crate::Scheduler::schedule_event).
 ///
 /// ```
 /// # use causim::prelude::*;

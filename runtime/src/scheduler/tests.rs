@@ -1,4 +1,4 @@
-//! The schedule's fast paths: the one-read time check of relative events,
+//! The schedule's fast paths: the one-read time check of deadlines,
 //! staging on the driving thread and handing fired boxes back.
 
 use super::*;
@@ -24,7 +24,7 @@ fn tags(due: &mut Vec<Entry>) -> Vec<u32> {
 }
 
 #[test]
-fn a_relative_time_is_checked_as_time_after_then_check() {
+fn a_delay_resolves_as_the_time_it_adds_up_to() {
     let now = SimTime::from_secs(5);
     let core = SchedulerCore::new(now);
     let room = Duration::from_nanos(u64::MAX - now.as_nanos());
@@ -36,13 +36,21 @@ fn a_relative_time_is_checked_as_time_after_then_check() {
         room + Duration::from_nanos(1),
         Duration::MAX,
     ] {
-        let two_steps = core
-            .time_after(delay)
-            .and_then(|time| core.check(time).map(|()| time));
-        assert_eq!(core.future_after(delay), two_steps, "{delay:?}");
+        let absolute = now
+            .checked_add(delay)
+            .ok_or(SchedulingError::TimeOverflow { now, delay })
+            .and_then(|time| core.resolve(time));
+        assert_eq!(core.resolve(delay), absolute, "{delay:?}");
     }
     assert_eq!(
-        core.future_after(Duration::ZERO),
+        core.resolve(Duration::ZERO),
+        Err(SchedulingError::NotInFuture {
+            now,
+            requested: now
+        })
+    );
+    assert_eq!(
+        core.resolve(now),
         Err(SchedulingError::NotInFuture {
             now,
             requested: now
@@ -76,7 +84,7 @@ fn a_staged_event_not_before_the_heap_goes_through_the_lock() {
     let core = SchedulerCore::new(SimTime::ZERO);
     let at = SimTime::from_secs(1);
     // From the bench: same time, earlier origin.
-    core.schedule(When::At(at), None, BENCH_ORIGIN, 0, event(1), None)
+    core.schedule(at, None, BENCH_ORIGIN, 0, event(1), None)
         .unwrap();
     let _driving = core.drive();
     let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), SpareBox::default());
@@ -112,7 +120,7 @@ fn advancing_to_a_target_moves_the_clock_unless_an_event_is_due_by_then() {
     let (mut due, mut incoming) = (Vec::new(), Vec::new());
     let mut fired = ReturningBox::default();
     let later = SimTime::from_secs(9);
-    core.schedule(When::At(later), None, BENCH_ORIGIN, 0, event(1), None)
+    core.schedule(later, None, BENCH_ORIGIN, 0, event(1), None)
         .unwrap();
     assert!(!core.advance_to(later), "an event is due by then");
     assert_eq!(core.time(), SimTime::ZERO);
@@ -121,7 +129,7 @@ fn advancing_to_a_target_moves_the_clock_unless_an_event_is_due_by_then() {
     assert_eq!(core.time(), target);
     // A relative bench event counts from the new clock.
     let delay = Duration::from_secs(1);
-    core.schedule(When::In(delay), None, BENCH_ORIGIN, 1, event(2), None)
+    core.schedule(delay, None, BENCH_ORIGIN, 1, event(2), None)
         .unwrap();
     assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut fired));
     assert_eq!((core.time(), tags(&mut due)), (target + delay, vec![2]));
@@ -130,7 +138,7 @@ fn advancing_to_a_target_moves_the_clock_unless_an_event_is_due_by_then() {
 #[test]
 fn a_closed_schedule_refuses_bench_events_and_drops_the_queued_ones() {
     let core = SchedulerCore::new(SimTime::ZERO);
-    let at = When::At(SimTime::from_secs(1));
+    let at = SimTime::from_secs(1);
     core.schedule(at, None, BENCH_ORIGIN, 0, event(1), None)
         .unwrap();
     core.close();
