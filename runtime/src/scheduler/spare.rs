@@ -74,7 +74,7 @@ impl SpareBox {
     }
 
     /// The box held, if any (for the schedule's tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(causim_loom)))]
     pub(crate) fn get_mut(&mut self) -> Option<&mut Box<dyn Action>> {
         self.action.as_mut()
     }
@@ -103,7 +103,7 @@ impl ReturningBox {
     }
 
     /// The returning box, if any (for the schedule's tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(causim_loom)))]
     pub(crate) fn get_mut(&mut self) -> Option<&mut (Origin, Box<dyn Action>)> {
         self.fired.as_mut()
     }
