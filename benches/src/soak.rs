@@ -70,9 +70,9 @@ impl Soaker {
         if let Some(old) = self.watchdog.take() {
             old.cancel();
         }
-        let watchdog = cx.schedule_keyed_in(WATCHDOG, Self::ports().watchdog, ());
+        let watchdog = cx.schedule_keyed(WATCHDOG, Self::ports().watchdog, ());
         self.watchdog = Some(watchdog.expect("a positive delay"));
-        let blip = cx.schedule_keyed_in(BLIP, Self::ports().blip, ());
+        let blip = cx.schedule_keyed(BLIP, Self::ports().blip, ());
         let blip = blip.expect("a positive delay");
         if self.ticks.is_multiple_of(2) {
             blip.cancel();
@@ -125,7 +125,7 @@ impl Soak {
         for (i, address) in addresses.iter().enumerate() {
             // Ten models per phase, the phases spread over one period.
             let phase = Duration::from_nanos(1 + (i as u64 / 10 * 97) % PERIOD.as_nanos() as u64);
-            scheduler.schedule_periodic_in(phase, PERIOD, Soaker::ports().tick, (), address)?;
+            scheduler.schedule_periodic(phase, PERIOD, Soaker::ports().tick, (), address)?;
         }
         Ok(Soak { simu, counters })
     }

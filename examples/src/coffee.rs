@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Every timed step is a **keyed event** the machine schedules on itself
-//! (`Context::schedule_keyed_in`), and every way out of a state
+//! (`Context::schedule_keyed`), and every way out of a state
 //! **cancels** the timeouts that no longer apply: the heating timeout when
 //! the boiler is ready, the idle auto-off when someone brews, the pump when
 //! someone presses stop. A cancelled timeout must never fire; the machine
@@ -318,7 +318,7 @@ impl CoffeeMachine {
             Timer::BrewDone => (self.spec.brew, ports.brew_done),
         };
         let key = cx
-            .schedule_keyed_in(delay, port, ())
+            .schedule_keyed(delay, port, ())
             .expect("timer delays are positive");
         self.disarm(timer);
         self.keys[timer.slot()] = Some(key);
@@ -495,7 +495,7 @@ impl Boiler {
         let seconds = tau * ((t_inf - self.temperature_c) / (t_inf - target)).ln();
         let delay = Duration::from_secs_f64(seconds).max(Duration::from_nanos(1));
         let key = cx
-            .schedule_keyed_in(delay, Self::ports().target_reached, ())
+            .schedule_keyed(delay, Self::ports().target_reached, ())
             .expect("the heating time is positive and finite");
         self.reached = Some(key);
     }
@@ -621,7 +621,7 @@ pub fn run(steps: &[Step], threads: usize) -> Result<CoffeeRun, SimulationError>
         schedule_step(&scheduler, step, &machine_addr, &boiler_addr)?;
     }
     // A customer plans a press, then changes their mind.
-    let planned = scheduler.schedule_keyed_event(
+    let planned = scheduler.schedule_keyed(
         SimTime::from_secs(CANCELLED_PRESS_AT),
         CoffeeMachine::ports().brew,
         (),
@@ -652,12 +652,10 @@ fn schedule_step(
     let at = SimTime::from_secs(step.at);
     let ports = CoffeeMachine::ports();
     match step.action {
-        Action::Power => scheduler.schedule_event(at, ports.power, (), machine),
-        Action::Brew => scheduler.schedule_event(at, ports.brew, (), machine),
-        Action::Stop => scheduler.schedule_event(at, ports.stop, (), machine),
-        Action::BreakElement => {
-            scheduler.schedule_event(at, Boiler::ports().break_element, (), boiler)
-        }
+        Action::Power => scheduler.schedule(at, ports.power, (), machine),
+        Action::Brew => scheduler.schedule(at, ports.brew, (), machine),
+        Action::Stop => scheduler.schedule(at, ports.stop, (), machine),
+        Action::BreakElement => scheduler.schedule(at, Boiler::ports().break_element, (), boiler),
     }
 }
 

@@ -63,9 +63,9 @@ impl Orbit {
     #[init]
     fn start(&mut self, cx: &mut Context<Self>) {
         let sunlit_part = ORBIT_PERIOD - ECLIPSE;
-        cx.schedule_periodic_in(sunlit_part, ORBIT_PERIOD, Self::ports().enter_eclipse, ())
+        cx.schedule_periodic(sunlit_part, ORBIT_PERIOD, Self::ports().enter_eclipse, ())
             .expect("orbit durations are positive constants");
-        cx.schedule_periodic_in(ORBIT_PERIOD, ORBIT_PERIOD, Self::ports().exit_eclipse, ())
+        cx.schedule_periodic(ORBIT_PERIOD, ORBIT_PERIOD, Self::ports().exit_eclipse, ())
             .expect("orbit durations are positive constants");
     }
 
@@ -204,9 +204,9 @@ impl Sequencer {
     /// Plans the payload's on and off commands for this sunlit period.
     #[input]
     pub fn sunrise(&mut self, cx: &mut Context<Self>) {
-        cx.schedule_in(self.delay, Self::ports().command, true)
+        cx.schedule(self.delay, Self::ports().command, true)
             .expect("the delay is positive");
-        cx.schedule_in(self.delay + self.duration, Self::ports().command, false)
+        cx.schedule(self.delay + self.duration, Self::ports().command, false)
             .expect("the delay is positive");
     }
 
@@ -457,7 +457,7 @@ impl PowerBus {
     #[init]
     async fn start(&mut self, cx: &mut Context<Self>) {
         self.sample(cx).await;
-        cx.schedule_periodic_in(BUS_PHASE, BUS_PERIOD, Self::ports().sample, ())
+        cx.schedule_periodic(BUS_PHASE, BUS_PERIOD, Self::ports().sample, ())
             .expect("the bus period is a positive constant");
     }
 
@@ -812,8 +812,8 @@ fn schedule_survival_heater(
     let period = Duration::from_secs(30 * 60);
     let on_at = SimTime::from_secs(10 * 60);
     let off_at = SimTime::from_secs(20 * 60);
-    scheduler.schedule_periodic_event(on_at, period, Load::ports().switch, true, heater)?;
-    scheduler.schedule_periodic_event(off_at, period, Load::ports().switch, false, heater)?;
+    scheduler.schedule_periodic(on_at, period, Load::ports().switch, true, heater)?;
+    scheduler.schedule_periodic(off_at, period, Load::ports().switch, false, heater)?;
     Ok(())
 }
 

@@ -66,7 +66,7 @@ impl Weather {
     async fn start(&mut self, cx: &mut Context<Self>) {
         self.update(cx).await;
         let hour = Duration::from_secs(3600);
-        cx.schedule_periodic_in(hour, hour, Self::ports().update, ())
+        cx.schedule_periodic(hour, hour, Self::ports().update, ())
             .expect("an hour is a positive period");
     }
 
@@ -288,7 +288,7 @@ impl Thermostat {
     #[init]
     async fn start(&mut self, cx: &mut Context<Self>) {
         self.sample(cx).await;
-        cx.schedule_periodic_in(SAMPLE_PERIOD, SAMPLE_PERIOD, Self::ports().sample, ())
+        cx.schedule_periodic(SAMPLE_PERIOD, SAMPLE_PERIOD, Self::ports().sample, ())
             .expect("the sampling period is a positive constant");
     }
 
@@ -585,8 +585,8 @@ fn schedule_setpoints(
     let morning = SimTime::from_secs(6 * 3600 + 1800);
     let evening = SimTime::from_secs(22 * 3600);
     let set_point = Thermostat::ports().set_point;
-    scheduler.schedule_periodic_event(morning, DAY, set_point, DAY_SETPOINT, thermostat)?;
-    scheduler.schedule_periodic_event(evening, DAY, set_point, NIGHT_SETPOINT, thermostat)?;
+    scheduler.schedule_periodic(morning, DAY, set_point, DAY_SETPOINT, thermostat)?;
+    scheduler.schedule_periodic(evening, DAY, set_point, NIGHT_SETPOINT, thermostat)?;
     Ok(())
 }
 

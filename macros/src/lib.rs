@@ -155,7 +155,7 @@ pub fn model(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     /// Without a payload (the port takes `()`), with the context.
 ///     #[input]
 ///     pub fn blink(&mut self, cx: &mut Context<Self>) {
-///         cx.schedule_in(Duration::from_secs(1), Self::ports().switch, false).unwrap();
+///         cx.schedule(Duration::from_secs(1), Self::ports().switch, false).unwrap();
 ///     }
 /// }
 ///
@@ -222,7 +222,7 @@ pub fn replier(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// impl Clock {
 ///     #[init]
 ///     fn start(&mut self, cx: &mut Context<Self>) {
-///         cx.schedule_periodic_in(Duration::from_secs(1), Duration::from_secs(1), Self::ports().tick, ())
+///         cx.schedule_periodic(Duration::from_secs(1), Duration::from_secs(1), Self::ports().tick, ())
 ///             .unwrap();
 ///     }
 ///

@@ -133,7 +133,7 @@ fn context_arguments() {
                 impl Timer {
                     #[input]
                     pub fn arm(&mut self, delay: Duration, cx: &mut Context<Self>) {
-                        cx.schedule_in(delay, Self::ports().ring, ()).unwrap();
+                        cx.schedule(delay, Self::ports().ring, ()).unwrap();
                     }
 
                     #[input]
@@ -166,13 +166,13 @@ fn init_hook() {
                     #[init]
                     async fn start(&mut self, cx: &mut Context<Self>) {
                         self.tick.send(()).await;
-                        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                        cx.schedule(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
                     }
 
                     #[input]
                     async fn tick(&mut self, cx: &mut Context<Self>) {
                         self.tick.send(()).await;
-                        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                        cx.schedule(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
                     }
                 }
             },
@@ -291,7 +291,7 @@ fn docs_model() -> (TokenStream, TokenStream) {
         impl Thermostat {
             #[init]
             async fn start(&mut self, cx: &mut Context<Self>) {
-                cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                cx.schedule(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
             }
 
             #[input]
@@ -303,7 +303,7 @@ fn docs_model() -> (TokenStream, TokenStream) {
             pub async fn tick(&mut self, cx: &mut Context<Self>) {
                 let t = self.read_temp.send(()).await.next().unwrap_or(f64::NAN);
                 self.heater.send(t < self.setpoint).await;
-                cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
+                cx.schedule(Duration::from_secs(1), Self::ports().tick, ()).unwrap();
             }
 
             #[replier]

@@ -67,7 +67,7 @@ fn ticking(threads: usize) -> Simulation {
         .init(SimTime::ZERO)
         .expect("the bench initialises");
     simu.scheduler()
-        .schedule_periodic_event(
+        .schedule_periodic(
             SimTime::from_secs(1),
             Duration::from_secs(1),
             Ticker::tick_port(),

@@ -3,7 +3,8 @@
 //! Each model gets one [`Context`], passed to its `init` hook and to every
 //! input or replier that asks for it. It tells the time and the model's
 //! name, gives the model's own address, and schedules events on the model's
-//! own inputs. Scheduling another model's input from a context is a compile
+//! own inputs (at a [`SimTime`] or after a [`Duration`]: see
+//! [`Deadline`]). Scheduling another model's input from a context is a compile
 //! error: models act on each other only through their ports, which keeps
 //! the bench's wiring visible in one place.
 
@@ -14,10 +15,11 @@ use std::time::Duration;
 
 use crate::mailbox::{Address, Mailbox};
 use crate::model::Model;
+use crate::ports::event::Event;
 use crate::ports::{InputPort, OwnInput};
-use crate::scheduler::action::Action;
-use crate::scheduler::queue::Origin;
-use crate::scheduler::{entry, Event, EventKey, SchedulerCore, SchedulingError};
+use crate::scheduler::heap::Origin;
+use crate::scheduler::spare::SpareBox;
+use crate::scheduler::{check_period, entry, Deadline, EventKey, SchedulerCore, SchedulingError};
 use crate::time::SimTime;
 
 /// The simulation as seen by model `M`.
@@ -34,8 +36,8 @@ pub struct Context<M: Model> {
     /// The shared schedule and clock.
     core: Arc<SchedulerCore>,
     /// The box of one of this model's fired events, for the next event to
-    /// reuse instead of allocating.
-    spare: Option<Box<dyn Action>>,
+    /// reuse instead of allocating (see `scheduler::spare`).
+    spare: SpareBox,
 }
 
 impl<M: Model> Context<M> {
@@ -47,7 +49,7 @@ impl<M: Model> Context<M> {
             origin,
             seq: 0,
             core,
-            spare: None,
+            spare: SpareBox::default(),
         }
     }
 
@@ -73,11 +75,12 @@ impl<M: Model> Context<M> {
         self.mailbox.poll_recv(task_cx)
     }
 
-    /// Schedules `payload` for this model's input `port` at `time`.
+    /// Schedules `payload` for this model's input `port`, due at
+    /// `deadline`: a [`SimTime`], or a [`Duration`] from now.
     #[inline]
-    pub fn schedule_event<T, P>(
+    pub fn schedule<T, P>(
         &mut self,
-        time: SimTime,
+        deadline: impl Deadline,
         port: P,
         payload: T,
     ) -> Result<(), SchedulingError>
@@ -85,35 +88,17 @@ impl<M: Model> Context<M> {
         T: Send + 'static,
         P: OwnInput<M, T>,
     {
-        self.core.check(time)?;
+        let time = self.core.resolve(deadline)?;
         let event = self.event(port.into_own_port(), payload);
         self.schedule_checked(time, event, None);
         Ok(())
     }
 
-    /// Schedules `payload` for this model's input `port`, `delay` from now.
-    #[inline]
-    pub fn schedule_in<T, P>(
+    /// Like [`schedule`](Context::schedule), returning a key that cancels
+    /// the event.
+    pub fn schedule_keyed<T, P>(
         &mut self,
-        delay: Duration,
-        port: P,
-        payload: T,
-    ) -> Result<(), SchedulingError>
-    where
-        T: Send + 'static,
-        P: OwnInput<M, T>,
-    {
-        let time = self.core.future_after(delay)?;
-        let event = self.event(port.into_own_port(), payload);
-        self.schedule_checked(time, event, None);
-        Ok(())
-    }
-
-    /// Like [`schedule_event`](Context::schedule_event), returning a key
-    /// that cancels the event.
-    pub fn schedule_keyed_event<T, P>(
-        &mut self,
-        time: SimTime,
+        deadline: impl Deadline,
         port: P,
         payload: T,
     ) -> Result<EventKey, SchedulingError>
@@ -121,37 +106,19 @@ impl<M: Model> Context<M> {
         T: Send + 'static,
         P: OwnInput<M, T>,
     {
-        self.core.check(time)?;
+        let time = self.core.resolve(deadline)?;
         let key = EventKey::new();
         let event = self.event(port.into_own_port(), payload);
         self.schedule_checked(time, event, Some(key.clone()));
         Ok(key)
     }
 
-    /// Like [`schedule_in`](Context::schedule_in), returning a key that
-    /// cancels the event.
-    pub fn schedule_keyed_in<T, P>(
+    /// Schedules `payload` for this model's input `port` first at
+    /// `deadline` (a [`SimTime`], or a [`Duration`] from now), then every
+    /// `period`, until the returned key cancels it.
+    pub fn schedule_periodic<T, P>(
         &mut self,
-        delay: Duration,
-        port: P,
-        payload: T,
-    ) -> Result<EventKey, SchedulingError>
-    where
-        T: Send + 'static,
-        P: OwnInput<M, T>,
-    {
-        let time = self.core.future_after(delay)?;
-        let key = EventKey::new();
-        let event = self.event(port.into_own_port(), payload);
-        self.schedule_checked(time, event, Some(key.clone()));
-        Ok(key)
-    }
-
-    /// Schedules `payload` for this model's input `port` first at `time`,
-    /// then every `period`, until the returned key cancels it.
-    pub fn schedule_periodic_event<T, P>(
-        &mut self,
-        time: SimTime,
+        deadline: impl Deadline,
         period: Duration,
         port: P,
         payload: T,
@@ -160,28 +127,13 @@ impl<M: Model> Context<M> {
         T: Clone + Send + 'static,
         P: OwnInput<M, T>,
     {
-        self.core.check_periodic(time, period)?;
+        // The time first, so that a bad time is reported whatever the period.
+        let time = self.core.resolve(deadline)?;
+        check_period(period)?;
         let key = EventKey::new();
         let event = Event::periodic(port.into_own_port(), payload, self.address(), period);
         self.schedule_checked(time, event, Some(key.clone()));
         Ok(key)
-    }
-
-    /// Like [`schedule_periodic_event`](Context::schedule_periodic_event),
-    /// with the first occurrence `delay` from now.
-    pub fn schedule_periodic_in<T, P>(
-        &mut self,
-        delay: Duration,
-        period: Duration,
-        port: P,
-        payload: T,
-    ) -> Result<EventKey, SchedulingError>
-    where
-        T: Clone + Send + 'static,
-        P: OwnInput<M, T>,
-    {
-        let time = self.core.time_after(delay)?;
-        self.schedule_periodic_event(time, period, port, payload)
     }
 
     /// Asks the simulation to stop once the current time step is complete;
@@ -195,7 +147,7 @@ impl<M: Model> Context<M> {
     /// Callers check the event's time first, so a refused event does not
     /// use up the spare box.
     fn event<T: Send + 'static>(&mut self, port: InputPort<M, T>, payload: T) -> Event {
-        Event::recycled(self.spare.take(), port, payload, self.mailbox.address_ref())
+        self.spare.event(port, payload, self.mailbox.address_ref())
     }
 
     /// Queues `event`, whose time was checked, under this model's origin

@@ -68,7 +68,7 @@ pub use ports::{
     EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort, Requestor,
     UniRequestor,
 };
-pub use scheduler::{Event, EventKey, Scheduler, SchedulingError};
+pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError};
 pub use simulation::{
     BlockedModel, MissingConnection, SimInit, Simulation, SimulationError, WaitingFor,
 };

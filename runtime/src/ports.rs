@@ -11,6 +11,7 @@
 //! checked at compile time: the payload, request and reply types and the
 //! model of the mailbox must all agree with the port.
 
+pub(crate) mod event;
 pub(crate) mod fanout;
 mod input;
 mod output;

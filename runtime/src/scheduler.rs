@@ -1,6 +1,7 @@
 //! Scheduling events in simulated time.
 //!
-//! Events can be scheduled at an absolute time or after a delay, keyed (so
+//! Events can be scheduled at an absolute time or after a delay (one
+//! [`Deadline`] argument: a [`SimTime`] or a [`Duration`]), keyed (so
 //! they can be cancelled) or periodic, from inside a model (its
 //! [`Context`](crate::Context), on its own inputs) or from the bench (a
 //! [`Scheduler`] handle, on any model's inputs or an event source).
@@ -32,27 +33,30 @@
 //! timeout" at the same instant should check its own state when the timeout
 //! arrives.
 
-pub(crate) mod action;
+mod deadline;
+pub(crate) mod heap;
 mod key;
 pub(crate) mod local;
-pub(crate) mod queue;
+pub(crate) mod spare;
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::time::Duration;
 
-use action::Action;
-pub use action::Event;
+use heap::{Entry, EventHeap, EventOrder, Origin, BENCH_ORIGIN};
 pub use key::EventKey;
 use local::{Driving, LocalSchedule};
-use queue::{Entry, EventOrder, EventQueue, Fired, Origin, Spares, BENCH_ORIGIN};
+use spare::{ReturningBox, SpareBox};
 
 use crate::mailbox::IntoAddress;
+pub use crate::ports::event::Event;
 use crate::ports::InputFor;
 use crate::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex, MutexGuard};
 use crate::time::SimTime;
+pub(crate) use deadline::check_period;
+pub use deadline::Deadline;
 
 /// Why an event could not be scheduled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,8 +147,8 @@ impl std::error::Error for SchedulingError {}
 /// move while a model runs.
 pub(crate) struct SchedulerCore {
     /// Scheduled events.
-    queue: Mutex<EventQueue>,
-    /// The time (in nanoseconds) of the earliest event in `queue`'s heap,
+    heap: Mutex<EventHeap>,
+    /// The time (in nanoseconds) of the earliest event in `heap`,
     /// cancelled or not, or `u64::MAX` if it is empty; a bench scheduler
     /// lowers it first to the time of the event it is about to push. Written
     /// under the lock, read without it by the driving thread: a lone staged
@@ -158,7 +162,7 @@ pub(crate) struct SchedulerCore {
     /// or before it.
     advancing: AtomicU64,
     /// Events scheduled on the thread running the simulation, not yet in
-    /// `queue` (see [`local`]).
+    /// `heap` (see [`local`]).
     local: LocalSchedule,
     /// The current simulation time, in nanoseconds.
     time: AtomicU64,
@@ -175,32 +179,11 @@ pub(crate) struct SchedulerCore {
     handles: AtomicUsize,
 }
 
-/// When a bench event is due: resolved against the clock under the lock.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum When {
-    /// At this time.
-    At(SimTime),
-    /// This long after the clock at the moment the event is queued.
-    In(Duration),
-}
-
-impl When {
-    /// The time this means when the clock shows `now`, if after it.
-    #[inline]
-    fn resolve(self, now: SimTime) -> Result<SimTime, SchedulingError> {
-        match self {
-            When::At(time) if time > now => Ok(time),
-            When::At(time) => Err(not_in_future(now, time)),
-            When::In(delay) => future_after(now, delay),
-        }
-    }
-}
-
 impl SchedulerCore {
     /// An empty schedule starting at `time`.
     pub(crate) fn new(time: SimTime) -> Self {
         SchedulerCore {
-            queue: Mutex::new(EventQueue::default()),
+            heap: Mutex::new(EventHeap::default()),
             heap_next: AtomicU64::new(u64::MAX),
             advancing: AtomicU64::new(0),
             local: LocalSchedule::default(),
@@ -212,11 +195,11 @@ impl SchedulerCore {
         }
     }
 
-    /// Locks the queue (never poisoned in practice: no user code runs under
+    /// Locks the heap (never poisoned in practice: no user code runs under
     /// this lock).
-    pub(crate) fn queue(&self) -> QueueGuard<'_> {
-        QueueGuard {
-            queue: lock(&self.queue),
+    pub(crate) fn lock_heap(&self) -> HeapGuard<'_> {
+        HeapGuard {
+            heap: lock(&self.heap),
             heap_next: &self.heap_next,
         }
     }
@@ -232,9 +215,9 @@ impl SchedulerCore {
         self.time.store(time.as_nanos(), Ordering::Release);
     }
 
-    /// Moves the clock, under the lock (`_queue`), so that no bench
+    /// Moves the clock, under the lock (`_heap`), so that no bench
     /// scheduler checks its event against the clock in between.
-    fn set_time_locked(&self, _queue: &QueueGuard<'_>, time: SimTime) {
+    fn set_time_locked(&self, _heap: &HeapGuard<'_>, time: SimTime) {
         self.time.store(time.as_nanos(), Ordering::Release);
     }
 
@@ -250,53 +233,22 @@ impl SchedulerCore {
             && self.halt_requested.swap(false, Ordering::AcqRel)
     }
 
-    /// `now + delay`, or an error.
+    /// The time `deadline` means now, if strictly in the future, from one
+    /// read of the clock: for a context, whose model runs while the clock
+    /// cannot move.
     #[inline]
-    pub(crate) fn time_after(&self, delay: Duration) -> Result<SimTime, SchedulingError> {
-        let now = self.time();
-        now.checked_add(delay)
-            .ok_or(SchedulingError::TimeOverflow { now, delay })
+    pub(crate) fn resolve(&self, deadline: impl Deadline) -> Result<SimTime, SchedulingError> {
+        deadline.resolve(self.time())
     }
 
-    /// `now + delay` if that is strictly after now, or the error: what
-    /// [`time_after`](SchedulerCore::time_after) then
-    /// [`check`](SchedulerCore::check) say, from one read of the clock
-    /// (it cannot move while a model runs).
-    #[inline]
-    pub(crate) fn future_after(&self, delay: Duration) -> Result<SimTime, SchedulingError> {
-        future_after(self.time(), delay)
-    }
-
-    /// Checks that an event can be scheduled at `time`.
-    #[inline]
-    pub(crate) fn check(&self, time: SimTime) -> Result<(), SchedulingError> {
-        let now = self.time();
-        if time <= now {
-            return Err(not_in_future(now, time));
-        }
-        Ok(())
-    }
-
-    /// Checks that a periodic event can start at `time` with `period`
-    /// (the time first, so that a bad time is reported whatever the
-    /// period).
-    pub(crate) fn check_periodic(
-        &self,
-        time: SimTime,
-        period: Duration,
-    ) -> Result<(), SchedulingError> {
-        self.check(time)?;
-        check_period(period)
-    }
-
-    /// Queues a bench event `when` says, for `origin`, with `period` if it
-    /// is periodic: resolves and checks its time against the clock and
-    /// pushes it atomically with respect to the steps moving the clock
+    /// Queues a bench event due at `deadline`, for `origin`, with `period`
+    /// if it is periodic: resolves and checks its time against the clock
+    /// and pushes it atomically with respect to the steps moving the clock
     /// (see the type's documentation). Refuses it once the simulation is
     /// dropped.
     pub(crate) fn schedule(
         &self,
-        when: When,
+        deadline: impl Deadline,
         period: Option<Duration>,
         origin: Origin,
         seq: u64,
@@ -304,33 +256,33 @@ impl SchedulerCore {
         key: Option<EventKey>,
     ) -> Result<(), SchedulingError> {
         loop {
-            let mut queue = self.queue();
+            let mut heap = self.lock_heap();
             if self.closed.load(Ordering::Relaxed) {
                 return Err(SchedulingError::SimulationDropped);
             }
             let now = self.time();
-            let time = when.resolve(now)?;
+            let time = deadline.resolve(now)?;
             if let Some(period) = period {
                 check_period(period)?;
             }
-            if self.clear_of_lock_free_step(&queue, now, time) {
-                queue.push(entry(time, origin, seq, event, key));
+            if self.clear_of_lock_free_step(&heap, now, time) {
+                heap.push(entry(time, origin, seq, event, key));
                 return Ok(());
             }
             // The driving thread is moving the clock past `time` without
             // the lock: let it finish, then check against its clock.
-            drop(queue);
+            drop(heap);
             crate::sync::thread::yield_now();
         }
     }
 
-    /// With the lock held (`queue`) and the clock at `now`: lowers the
+    /// With the lock held (`heap`) and the clock at `now`: lowers the
     /// published heap top to `time`, then tells whether the driving
     /// thread's lock-free path cannot move the clock past `time` (false
     /// while it announces a move to `time` or later that may still
     /// happen).
-    fn clear_of_lock_free_step(&self, queue: &QueueGuard<'_>, now: SimTime, time: SimTime) -> bool {
-        let top = queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
+    fn clear_of_lock_free_step(&self, heap: &HeapGuard<'_>, now: SimTime, time: SimTime) -> bool {
+        let top = heap.peek_time().map_or(u64::MAX, SimTime::as_nanos);
         let time = time.as_nanos();
         // Store, sequentially consistent fence, load, against the driving
         // thread's store of `advancing`, fence, load of `heap_next`: one of
@@ -346,31 +298,24 @@ impl SchedulerCore {
     /// the simulation is dropped.
     pub(crate) fn close(&self) {
         let events = {
-            let mut queue = self.queue();
+            let mut heap = self.lock_heap();
             self.closed.store(true, Ordering::Relaxed);
-            queue.take_all()
+            heap.take_all()
         };
         drop(events);
     }
 
-    /// Queues a model's event, whose time was checked; also fills an
-    /// empty `spare` with the model's spare action, for its next event to
-    /// reuse. On the thread running the simulation the event is staged
-    /// without a lock (see [`local`]); elsewhere it is queued under the
-    /// lock.
-    pub(crate) fn schedule_checked_from_model(
-        &self,
-        entry: Entry,
-        spare: &mut Option<Box<dyn Action>>,
-    ) {
+    /// Queues a model's event, whose time was checked; also restocks the
+    /// model's `spare` box, for its next event to reuse (see [`spare`]).
+    /// On the thread running the simulation the event is staged without a
+    /// lock (see [`local`]); elsewhere it is queued under the lock.
+    pub(crate) fn schedule_checked_from_model(&self, entry: Entry, spare: &mut SpareBox) {
         let origin = entry.order.origin;
         self.local.with_or(
             (entry, spare),
             |staged, (entry, spare)| {
                 staged.entries.push(entry);
-                if spare.is_none() {
-                    *spare = staged.spares.take(origin);
-                }
+                spare.restock(&mut staged.spares, origin);
             },
             |(entry, spare)| self.queue_from_model(entry, spare),
         );
@@ -381,13 +326,11 @@ impl SchedulerCore {
     /// off the driving thread, under the lock; out of line so that the
     /// staging path keeps few registers live.
     #[inline(never)]
-    fn queue_from_model(&self, entry: Entry, spare: &mut Option<Box<dyn Action>>) {
+    fn queue_from_model(&self, entry: Entry, spare: &mut SpareBox) {
         let origin = entry.order.origin;
-        let mut queue = self.queue();
-        queue.push(entry);
-        if spare.is_none() {
-            *spare = queue.spares.take(origin);
-        }
+        let mut heap = self.lock_heap();
+        heap.push(entry);
+        spare.restock(&mut heap.spares, origin);
     }
 
     /// Marks this thread as running the simulation of this schedule until
@@ -398,9 +341,9 @@ impl SchedulerCore {
         self.local.drive()
     }
 
-    /// Hands the `fired` action back as a spare (leaving it in `fired` if
-    /// its origin has one already, for the caller to drop outside the
-    /// lock), then, if the earliest event is due no later than `limit`,
+    /// Takes the `returning` box back as a spare (leaving it there if its
+    /// origin has one already, for the caller to drop outside the lock;
+    /// see [`spare`]), then, if the earliest event is due no later than `limit`,
     /// moves the clock to its time and moves it and the other events due
     /// then into `due`, in order, and returns true.
     ///
@@ -415,10 +358,10 @@ impl SchedulerCore {
         limit: SimTime,
         due: &mut Vec<Entry>,
         incoming: &mut Vec<Entry>,
-        fired: &mut Fired,
+        returning: &mut ReturningBox,
     ) -> bool {
         let driving = self.local.with(|staged| {
-            Self::keep_spare(&mut staged.spares, fired);
+            staged.spares.take_back(returning);
             if let [only] = staged.entries.as_slice() {
                 let time = only.order.time;
                 // Strictly earlier than the heap's top: the bench's events
@@ -438,7 +381,7 @@ impl SchedulerCore {
         match driving {
             Some(true) => true,
             Some(false) => self.take_queued_due(limit, due, incoming, None),
-            None => self.take_queued_due(limit, due, incoming, Some(fired)),
+            None => self.take_queued_due(limit, due, incoming, Some(returning)),
         }
     }
 
@@ -489,8 +432,8 @@ impl SchedulerCore {
     }
 
     /// The locked path of [`take_next_due`](SchedulerCore::take_next_due):
-    /// hands `fired` back (`None` when the driving thread's spares took
-    /// it), moves `incoming` to the heap, takes the due events from it and
+    /// takes the `returning` box back (`None` when the driving thread's
+    /// spares took it), moves `incoming` to the heap, takes the due events from it and
     /// moves the clock. Out of line, so that the lock-free path saves and
     /// restores few registers.
     #[inline(never)]
@@ -499,21 +442,21 @@ impl SchedulerCore {
         limit: SimTime,
         due: &mut Vec<Entry>,
         incoming: &mut Vec<Entry>,
-        fired: Option<&mut Fired>,
+        returning: Option<&mut ReturningBox>,
     ) -> bool {
-        let mut queue = self.queue();
+        let mut heap = self.lock_heap();
         // An abandoned lock-free move is withdrawn before the clock moves
         // here: a scheduler waiting for it may go on.
         if self.advancing.load(Ordering::Relaxed) != 0 {
             self.advancing.store(0, Ordering::Relaxed);
         }
-        if let Some(fired) = fired {
-            Self::keep_spare(&mut queue.spares, fired);
+        if let Some(returning) = returning {
+            heap.spares.take_back(returning);
         }
-        let Some(time) = queue.pop_due_with(limit, incoming, due) else {
+        let Some(time) = heap.pop_due_with(limit, incoming, due) else {
             return false;
         };
-        self.set_time_locked(&queue, time);
+        self.set_time_locked(&heap, time);
         true
     }
 
@@ -525,25 +468,14 @@ impl SchedulerCore {
     /// by `time`, which left nothing staged: only a handle on another
     /// thread can have queued something since.
     pub(crate) fn advance_to(&self, time: SimTime) -> bool {
-        let mut queue = self.queue();
-        if queue.next_time().is_some_and(|next| next <= time) {
+        let mut heap = self.lock_heap();
+        if heap.next_time().is_some_and(|next| next <= time) {
             return false;
         }
         if time > self.time() {
-            self.set_time_locked(&queue, time);
+            self.set_time_locked(&heap, time);
         }
         true
-    }
-
-    /// Hands the `fired` action back to `spares`, leaving it in `fired` if
-    /// its origin has one already.
-    #[inline]
-    fn keep_spare(spares: &mut Spares, fired: &mut Fired) {
-        if let Some((origin, action)) = fired.take() {
-            if let Some(kept) = spares.put(origin, action) {
-                *fired = Some((origin, kept));
-            }
-        }
     }
 
     /// The time of the earliest event that is not cancelled, staged or
@@ -553,7 +485,7 @@ impl SchedulerCore {
             let live = staged.entries.iter().filter(|e| !e.is_cancelled());
             live.map(|e| e.order.time).min()
         });
-        let queued = self.queue().next_time();
+        let queued = self.lock_heap().next_time();
         match (staged.flatten(), queued) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -563,7 +495,7 @@ impl SchedulerCore {
     /// The number of events staged or queued, cancelled ones included.
     pub(crate) fn queued(&self) -> usize {
         let staged = self.local.with(|staged| staged.entries.len());
-        staged.unwrap_or(0) + self.queue().len()
+        staged.unwrap_or(0) + self.lock_heap().len()
     }
 
     /// The next sequence number of the bench origin.
@@ -593,63 +525,38 @@ impl Drop for Owner {
     }
 }
 
-/// The locked queue; publishes the time of the heap's earliest event
+/// The locked heap; publishes the time of the heap's earliest event
 /// (for [`SchedulerCore::take_next_due`]'s lock-free path) as it unlocks.
-pub(crate) struct QueueGuard<'a> {
+pub(crate) struct HeapGuard<'a> {
     /// The lock.
-    queue: MutexGuard<'a, EventQueue>,
+    heap: MutexGuard<'a, EventHeap>,
     /// Where the heap's earliest time goes.
     heap_next: &'a AtomicU64,
 }
 
-impl Deref for QueueGuard<'_> {
-    type Target = EventQueue;
+impl Deref for HeapGuard<'_> {
+    type Target = EventHeap;
 
-    fn deref(&self) -> &EventQueue {
-        &self.queue
+    fn deref(&self) -> &EventHeap {
+        &self.heap
     }
 }
 
-impl DerefMut for QueueGuard<'_> {
-    fn deref_mut(&mut self) -> &mut EventQueue {
-        &mut self.queue
+impl DerefMut for HeapGuard<'_> {
+    fn deref_mut(&mut self) -> &mut EventHeap {
+        &mut self.heap
     }
 }
 
-impl Drop for QueueGuard<'_> {
+impl Drop for HeapGuard<'_> {
     fn drop(&mut self) {
         // Still under the lock (the field unlocks after this runs), so the
         // stores are in the lock's order. The driving thread reads the value
         // only (see `SchedulerCore::claim` for what orders it against other
         // threads' pushes).
-        let next = self.queue.peek_time().map_or(u64::MAX, SimTime::as_nanos);
+        let next = self.heap.peek_time().map_or(u64::MAX, SimTime::as_nanos);
         self.heap_next.store(next, Ordering::Release);
     }
-}
-
-/// `now + delay` if that is strictly after `now`, or the error.
-#[inline]
-fn future_after(now: SimTime, delay: Duration) -> Result<SimTime, SchedulingError> {
-    match now.checked_add(delay) {
-        Some(time) if time > now => Ok(time),
-        Some(time) => Err(not_in_future(now, time)),
-        None => Err(SchedulingError::TimeOverflow { now, delay }),
-    }
-}
-
-/// Checks the period of a periodic event.
-#[inline]
-fn check_period(period: Duration) -> Result<(), SchedulingError> {
-    if period.is_zero() {
-        return Err(SchedulingError::ZeroPeriod);
-    }
-    Ok(())
-}
-
-/// The error for an event asked for at `requested`, not after `now`.
-#[cold]
-fn not_in_future(now: SimTime, requested: SimTime) -> SchedulingError {
-    SchedulingError::NotInFuture { now, requested }
 }
 
 /// A queue entry for `event`.
@@ -710,33 +617,13 @@ impl Scheduler {
         self.core.time()
     }
 
-    /// Schedules `event` at `time`.
-    pub fn schedule(&self, time: SimTime, event: Event) -> Result<(), SchedulingError> {
-        self.schedule_entry(When::At(time), event, None, None)
-    }
-
-    /// Schedules `payload` for `port` of the model at `address`, at `time`.
-    pub fn schedule_event<T, P>(
+    /// Schedules `payload` for `port` of the model at `address`, due at
+    /// `deadline`: a [`SimTime`], or a [`Duration`] from now. "Now" is the
+    /// clock as the event is queued, even while another thread runs the
+    /// simulation: a positive delay is never refused as not in the future.
+    pub fn schedule<T, P>(
         &self,
-        time: SimTime,
-        port: P,
-        payload: T,
-        address: impl IntoAddress<P::Model>,
-    ) -> Result<(), SchedulingError>
-    where
-        T: Send + 'static,
-        P: InputFor<T>,
-    {
-        self.schedule(time, Event::new(port, payload, address))
-    }
-
-    /// Schedules `payload` for `port` of the model at `address`, `delay`
-    /// from now. "Now" is the clock as the event is queued, even while
-    /// another thread runs the simulation: a positive delay is never
-    /// refused as not in the future.
-    pub fn schedule_in<T, P>(
-        &self,
-        delay: Duration,
+        deadline: impl Deadline,
         port: P,
         payload: T,
         address: impl IntoAddress<P::Model>,
@@ -746,96 +633,31 @@ impl Scheduler {
         P: InputFor<T>,
     {
         let event = Event::new(port, payload, address);
-        self.schedule_entry(When::In(delay), event, None, None)
-    }
-
-    /// Like [`schedule_event`](Scheduler::schedule_event), returning a key
-    /// that cancels the event.
-    pub fn schedule_keyed_event<T, P>(
-        &self,
-        time: SimTime,
-        port: P,
-        payload: T,
-        address: impl IntoAddress<P::Model>,
-    ) -> Result<EventKey, SchedulingError>
-    where
-        T: Send + 'static,
-        P: InputFor<T>,
-    {
-        self.schedule_keyed(time, Event::new(port, payload, address))
-    }
-
-    /// Like [`schedule_in`](Scheduler::schedule_in), returning a key that
-    /// cancels the event.
-    pub fn schedule_keyed_in<T, P>(
-        &self,
-        delay: Duration,
-        port: P,
-        payload: T,
-        address: impl IntoAddress<P::Model>,
-    ) -> Result<EventKey, SchedulingError>
-    where
-        T: Send + 'static,
-        P: InputFor<T>,
-    {
-        let key = EventKey::new();
-        let event = Event::new(port, payload, address);
-        self.schedule_entry(When::In(delay), event, Some(key.clone()), None)?;
-        Ok(key)
+        self.schedule_entry(deadline, event, None, None)
     }
 
     /// Like [`schedule`](Scheduler::schedule), returning a key that cancels
-    /// the event (e.g. an [`EventSource`](crate::EventSource) event).
-    pub fn schedule_keyed(&self, time: SimTime, event: Event) -> Result<EventKey, SchedulingError> {
-        let key = EventKey::new();
-        self.schedule_entry(When::At(time), event, Some(key.clone()), None)?;
-        Ok(key)
-    }
-
-    /// Schedules `payload` for `port` first at `time`, then every `period`,
-    /// until the returned key cancels it.
-    pub fn schedule_periodic_event<T, P>(
+    /// the event.
+    pub fn schedule_keyed<T, P>(
         &self,
-        time: SimTime,
-        period: Duration,
+        deadline: impl Deadline,
         port: P,
         payload: T,
         address: impl IntoAddress<P::Model>,
     ) -> Result<EventKey, SchedulingError>
     where
-        T: Clone + Send + 'static,
+        T: Send + 'static,
         P: InputFor<T>,
     {
-        self.schedule_periodic(When::At(time), period, port, payload, address)
+        self.schedule_keyed_event(deadline, Event::new(port, payload, address))
     }
 
-    /// Like [`schedule_periodic_event`](Scheduler::schedule_periodic_event),
-    /// with the first occurrence `delay` from now.
-    pub fn schedule_periodic_in<T, P>(
+    /// Schedules `payload` for `port` first at `deadline` (a [`SimTime`],
+    /// or a [`Duration`] from now), then every `period`, until the returned
+    /// key cancels it.
+    pub fn schedule_periodic<T, P>(
         &self,
-        delay: Duration,
-        period: Duration,
-        port: P,
-        payload: T,
-        address: impl IntoAddress<P::Model>,
-    ) -> Result<EventKey, SchedulingError>
-    where
-        T: Clone + Send + 'static,
-        P: InputFor<T>,
-    {
-        self.schedule_periodic(When::In(delay), period, port, payload, address)
-    }
-
-    /// Asks the simulation to stop after the current time step; the running
-    /// call returns [`SimulationError::Halted`](crate::SimulationError::Halted).
-    pub fn halt(&self) {
-        self.core.request_halt();
-    }
-
-    /// The body of the periodic schedule methods.
-    fn schedule_periodic<T, P>(
-        &self,
-        when: When,
+        deadline: impl Deadline,
         period: Duration,
         port: P,
         payload: T,
@@ -847,8 +669,36 @@ impl Scheduler {
     {
         let key = EventKey::new();
         let event = Event::periodic(port, payload, address, period);
-        self.schedule_entry(when, event, Some(key.clone()), Some(period))?;
+        self.schedule_entry(deadline, event, Some(key.clone()), Some(period))?;
         Ok(key)
+    }
+
+    /// Schedules a prebuilt `event` (e.g. an
+    /// [`EventSource`](crate::EventSource)'s) due at `deadline`.
+    pub fn schedule_event(
+        &self,
+        deadline: impl Deadline,
+        event: Event,
+    ) -> Result<(), SchedulingError> {
+        self.schedule_entry(deadline, event, None, None)
+    }
+
+    /// Like [`schedule_event`](Scheduler::schedule_event), returning a key
+    /// that cancels the event.
+    pub fn schedule_keyed_event(
+        &self,
+        deadline: impl Deadline,
+        event: Event,
+    ) -> Result<EventKey, SchedulingError> {
+        let key = EventKey::new();
+        self.schedule_entry(deadline, event, Some(key.clone()), None)?;
+        Ok(key)
+    }
+
+    /// Asks the simulation to stop after the current time step; the running
+    /// call returns [`SimulationError::Halted`](crate::SimulationError::Halted).
+    pub fn halt(&self) {
+        self.core.request_halt();
     }
 
     /// Queues `event` (periodic if it has a `period`) under the bench
@@ -856,7 +706,7 @@ impl Scheduler {
     /// that order.
     fn schedule_entry(
         &self,
-        when: When,
+        deadline: impl Deadline,
         event: Event,
         key: Option<EventKey>,
         period: Option<Duration>,
@@ -869,7 +719,7 @@ impl Scheduler {
         }
         let seq = self.core.next_bench_seq();
         self.core
-            .schedule(when, period, BENCH_ORIGIN, seq, event, key)
+            .schedule(deadline, period, BENCH_ORIGIN, seq, event, key)
     }
 }
 
@@ -877,7 +727,7 @@ impl fmt::Debug for Scheduler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Scheduler")
             .field("time", &self.core.time())
-            .field("queued", &self.core.queue().len())
+            .field("queued", &self.core.lock_heap().len())
             .finish()
     }
 }

@@ -31,11 +31,12 @@ pub use init::SimInit;
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
 use crate::poll_report::{self, Blocker};
+use crate::ports::event::{Action, Event};
 use crate::ports::{QuerySource, ReplierFor, Requestor};
-use crate::scheduler::action::Action;
+use crate::scheduler::heap::{Entry, BENCH_ORIGIN};
 use crate::scheduler::local::Driving;
-use crate::scheduler::queue::{Entry, Fired, BENCH_ORIGIN};
-use crate::scheduler::{Event, Owner, Scheduler, SchedulerCore};
+use crate::scheduler::spare::ReturningBox;
+use crate::scheduler::{Owner, Scheduler, SchedulerCore};
 use crate::time::SimTime;
 
 /// A running bench.
@@ -61,9 +62,9 @@ pub struct Simulation {
     incoming: Vec<Entry>,
     /// Buffer of periodic events to put back after a step, reused.
     periodic: Vec<Entry>,
-    /// The last fired model event, handed back to the queue for reuse at
-    /// the next step (under the lock that step takes anyway).
-    fired: Fired,
+    /// The box of the last fired one-shot model event, handed back to the
+    /// schedule for reuse at the next step (see `scheduler::spare`).
+    returning: ReturningBox,
     /// A bench event sent to a mailbox never added, not yet reported.
     pending_unbound: Option<(Option<Arc<str>>, poll_report::Unbound)>,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
@@ -84,7 +85,7 @@ impl Simulation {
             due: Vec::new(),
             incoming: Vec::new(),
             periodic: Vec::new(),
-            fired: None,
+            returning: ReturningBox::default(),
             pending_unbound: None,
             not_sync: PhantomData,
             _owner: Owner::new(core),
@@ -325,14 +326,17 @@ impl Simulation {
 
     /// If the earliest event is due no later than `limit`, moves the clock
     /// to its time, takes it and the other events due then into
-    /// [`due`](Simulation::due) and returns true. Hands the last fired
-    /// action back to the queue under the same lock.
+    /// [`due`](Simulation::due) and returns true. Hands the box of the
+    /// last fired model event back to the schedule on the way.
     fn take_next_due(&mut self, limit: SimTime) -> bool {
-        let taken =
-            self.core
-                .take_next_due(limit, &mut self.due, &mut self.incoming, &mut self.fired);
-        // One the queue did not keep is dropped here, outside its lock.
-        self.fired = None;
+        let taken = self.core.take_next_due(
+            limit,
+            &mut self.due,
+            &mut self.incoming,
+            &mut self.returning,
+        );
+        // One the schedule did not keep is dropped here, outside its lock.
+        self.returning.drop_unkept();
         taken
     }
 
@@ -428,7 +432,7 @@ impl Simulation {
                     self.periodic.push(entry);
                 }
             } else if entry.order.origin != BENCH_ORIGIN {
-                self.fired = Some((entry.order.origin, entry.action));
+                self.returning.send(entry.order.origin, entry.action);
             }
         }
     }
@@ -447,11 +451,11 @@ impl Simulation {
     /// saves them a call.
     #[inline(never)]
     fn push_periodic(&mut self) {
-        let mut queue = self.core.queue();
+        let mut heap = self.core.lock_heap();
         // `file_delivered` filed them last first: pushed back in key order,
         // each lands at the bottom of the heap without sifting up.
         for entry in self.periodic.drain(..).rev() {
-            queue.push(entry);
+            heap.push(entry);
         }
     }
 

@@ -167,7 +167,7 @@ impl Ticker {
         self.ticks += 1;
         if self.left > 0 {
             self.left -= 1;
-            cx.schedule_in(std::time::Duration::from_secs(1), Self::ports().tick, ())
+            cx.schedule(std::time::Duration::from_secs(1), Self::ports().tick, ())
                 .unwrap();
         }
     }
@@ -192,7 +192,7 @@ fn self_scheduled_steps_allocate_nothing() {
     let ports = Ticker::ports();
     simu.process_event(ports.more, 100, &addr).unwrap();
     simu.scheduler()
-        .schedule_in(std::time::Duration::from_secs(1), ports.tick, (), &addr)
+        .schedule(std::time::Duration::from_secs(1), ports.tick, (), &addr)
         .unwrap();
     // Warm up: the first steps allocate the boxes that are then reused.
     for _ in 0..10 {

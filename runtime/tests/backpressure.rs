@@ -73,7 +73,7 @@ fn many_senders_into_one_capacity_one_mailbox() {
     for (i, addr) in &addrs {
         let script: Vec<(usize, u32)> = (0..25).map(|k| (0, i * 1000 + k)).collect();
         simu.scheduler()
-            .schedule_event(t(1), Emitter::ports().emit, script, addr)
+            .schedule(t(1), Emitter::ports().emit, script, addr)
             .unwrap();
     }
     simu.step().unwrap();
@@ -93,7 +93,7 @@ fn bench_events_into_a_full_mailbox_wait_for_room() {
     let mut simu = start(sim_init().add_model(Recorder::new(&log), sink, "sink"));
     for i in 0..20u32 {
         simu.scheduler()
-            .schedule_event(t(1), Recorder::ports().input, i, &addr)
+            .schedule(t(1), Recorder::ports().input, i, &addr)
             .unwrap();
     }
     simu.step().unwrap();
@@ -117,7 +117,7 @@ fn requests_through_capacity_one_mailboxes() {
     for (i, addr) in addrs.iter().enumerate() {
         for k in 0..3u32 {
             simu.scheduler()
-                .schedule_event(t(1), Requester::ports().ask, 10 * i as u32 + k, addr)
+                .schedule(t(1), Requester::ports().ask, 10 * i as u32 + k, addr)
                 .unwrap();
         }
     }
@@ -175,7 +175,7 @@ fn send_to_a_dropped_model_is_a_no_op() {
     simu.process_event(Recorder::ports().input, 8, &gone)
         .unwrap();
     simu.scheduler()
-        .schedule_event(t(1), Recorder::ports().input, 9, &gone)
+        .schedule(t(1), Recorder::ports().input, 9, &gone)
         .unwrap();
     simu.run().unwrap();
 

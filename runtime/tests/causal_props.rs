@@ -171,7 +171,7 @@ fn run(bench: &Bench, threads: usize) -> Run {
             born: t(time),
         };
         scheduler
-            .schedule_event(t(time), Node::ports().receive, msg, &addresses[target])
+            .schedule(t(time), Node::ports().receive, msg, &addresses[target])
             .unwrap();
     }
     simu.run().unwrap();

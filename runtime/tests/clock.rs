@@ -65,7 +65,7 @@ impl Watcher {
         self.observe(cx);
         self.seed = self.seed.wrapping_mul(6364136223846793005).wrapping_add(1);
         let delay = Duration::from_nanos(1 + (self.seed >> 33) % 700);
-        cx.schedule_in(delay, Self::ports().tick, ())
+        cx.schedule(delay, Self::ports().tick, ())
             .expect("a positive delay is in the future");
     }
 
@@ -150,7 +150,7 @@ fn poke_until(
         }
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
         let delay = Duration::from_nanos(1 + (seed >> 33) % 1000);
-        match scheduler.schedule_in(delay, Watcher::ports().poke, (), addr) {
+        match scheduler.schedule(delay, Watcher::ports().poke, (), addr) {
             Ok(()) => scheduled += 1,
             Err(_) => refused += 1,
         }
@@ -177,14 +177,14 @@ fn a_scheduler_whose_simulation_was_dropped_refuses_events() {
     let simu = start(sim_init().add_model(Watcher::new(&counter, &counter), mbox, "watcher"));
     let scheduler = simu.scheduler();
     let poke = Watcher::ports().poke;
-    assert_eq!(scheduler.schedule_in(secs(1), poke, (), &addr), Ok(()));
+    assert_eq!(scheduler.schedule(secs(1), poke, (), &addr), Ok(()));
     drop(simu);
     let dropped = Err(SchedulingError::SimulationDropped);
-    assert_eq!(scheduler.schedule_in(secs(1), poke, (), &addr), dropped);
-    assert_eq!(scheduler.schedule_event(t(2), poke, (), &addr), dropped);
-    let keyed = scheduler.schedule_keyed_in(secs(1), poke, (), &addr);
+    assert_eq!(scheduler.schedule(secs(1), poke, (), &addr), dropped);
+    assert_eq!(scheduler.schedule(t(2), poke, (), &addr), dropped);
+    let keyed = scheduler.schedule_keyed(secs(1), poke, (), &addr);
     assert_eq!(keyed.map(|_| ()), dropped);
-    let periodic = scheduler.schedule_periodic_in(secs(1), secs(1), poke, (), &addr);
+    let periodic = scheduler.schedule_periodic(secs(1), secs(1), poke, (), &addr);
     assert_eq!(periodic.map(|_| ()), dropped);
     let message = SchedulingError::SimulationDropped.to_string();
     assert!(

@@ -94,7 +94,7 @@ fn model_requesting_from_itself_is_a_deadlock() {
 fn scheduled_self_request_is_a_deadlock_at_its_time() {
     let (mut simu, addr) = narcissus_bench();
     simu.scheduler()
-        .schedule_event(t(3), Narcissus::ports().go, (), &addr)
+        .schedule(t(3), Narcissus::ports().go, (), &addr)
         .unwrap();
     let error = simu.run().unwrap_err();
     assert!(matches!(error, SimulationError::Deadlock { time, .. } if time == t(3)));

@@ -57,7 +57,7 @@ impl Node {
             match self.rng.below(4) {
                 0 => {
                     let delay = Duration::from_millis(1 + self.rng.below(3000));
-                    cx.schedule_in(delay, Self::ports().input, (hops - 1, self.state))
+                    cx.schedule(delay, Self::ports().input, (hops - 1, self.state))
                         .unwrap();
                 }
                 1 => {
@@ -142,7 +142,7 @@ fn run_bench(seed: u64) -> Vec<Record> {
         let to = rng.below(NODES as u64) as usize;
         let hops = 3 + rng.below(6) as u32;
         scheduler
-            .schedule_event(time, Node::ports().input, (hops, rng.next()), &addrs[to])
+            .schedule(time, Node::ports().input, (hops, rng.next()), &addrs[to])
             .unwrap();
     }
     // Mix the ways of advancing time.

@@ -151,7 +151,7 @@ fn fan_in_delivers_everything_from_every_sender() {
         let base = 100 * i as u32;
         let script: Vec<(usize, u32)> = (0..20).map(|k| (0, base + k)).collect();
         scheduler
-            .schedule_event(t(1), Emitter::ports().emit, script, addr)
+            .schedule(t(1), Emitter::ports().emit, script, addr)
             .unwrap();
     }
     simu.step().unwrap();

@@ -53,7 +53,7 @@ fn bench(halt_on: u32) -> Bench {
     let scheduler = simu.scheduler();
     for s in 1..=5u32 {
         scheduler
-            .schedule_event(t(u64::from(s)), Halter::ports().tick, s, &addr)
+            .schedule(t(u64::from(s)), Halter::ports().tick, s, &addr)
             .unwrap();
     }
     Bench {
@@ -70,7 +70,7 @@ fn model_halt_stops_run_after_the_step_and_run_resumes() {
     // A second event at t=2, scheduled after the halting one: same step.
     b.simu
         .scheduler()
-        .schedule_event(t(2), Halter::ports().tick, 20, &b.halter)
+        .schedule(t(2), Halter::ports().tick, 20, &b.halter)
         .unwrap();
 
     let error = b.simu.run().unwrap_err();

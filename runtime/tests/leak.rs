@@ -113,14 +113,14 @@ impl Ticker {
         if let Some(key) = self.pending.take() {
             key.cancel();
         }
-        cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ())
+        cx.schedule(Duration::from_secs(1), Self::ports().tick, ())
             .unwrap();
         self.pending = Some(
-            cx.schedule_keyed_in(Duration::from_millis(1500), Self::ports().tick, ())
+            cx.schedule_keyed(Duration::from_millis(1500), Self::ports().tick, ())
                 .unwrap(),
         );
         // Never cancelled: still queued when the bench is dropped.
-        drop(cx.schedule_keyed_in(Duration::from_secs(3600), Self::ports().tick, ()));
+        drop(cx.schedule_keyed(Duration::from_secs(3600), Self::ports().tick, ()));
     }
 
     #[replier]
@@ -201,12 +201,12 @@ fn run_bench(threads: usize) -> usize {
     let scheduler = simu.scheduler();
     for addr in &ticker_addrs {
         scheduler
-            .schedule_in(Duration::from_secs(1), Ticker::ports().tick, (), addr)
+            .schedule(Duration::from_secs(1), Ticker::ports().tick, (), addr)
             .unwrap();
     }
     // Bench events left pending: plain, keyed and periodic.
     scheduler
-        .schedule_in(
+        .schedule(
             Duration::from_secs(7200),
             Forwarder::ports().input,
             9,
@@ -214,7 +214,7 @@ fn run_bench(threads: usize) -> usize {
         )
         .unwrap();
     let _key = scheduler
-        .schedule_keyed_in(
+        .schedule_keyed(
             Duration::from_secs(7200),
             Forwarder::ports().input,
             9,
@@ -222,7 +222,7 @@ fn run_bench(threads: usize) -> usize {
         )
         .unwrap();
     scheduler
-        .schedule_periodic_in(
+        .schedule_periodic(
             Duration::from_millis(700),
             Duration::from_millis(700),
             Forwarder::ports().input,
@@ -277,7 +277,7 @@ fn run_panicking_bench(threads: usize) -> usize {
     let script: Vec<_> = (0..8).map(|v| (0, v)).collect();
     for emitter in &emitters {
         simu.scheduler()
-            .schedule_in(
+            .schedule(
                 Duration::from_secs(1),
                 Emitter::ports().emit,
                 script.clone(),

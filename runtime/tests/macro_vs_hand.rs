@@ -33,7 +33,7 @@ mod generated {
         #[init]
         async fn start(&mut self, cx: &mut Context<Self>) {
             self.trace.send(format!("init at {}", cx.time())).await;
-            cx.schedule_in(Duration::from_secs(2), Self::ports().tick, ())
+            cx.schedule(Duration::from_secs(2), Self::ports().tick, ())
                 .unwrap();
         }
 
@@ -55,7 +55,7 @@ mod generated {
                 .send(format!("tick at {} with {}", cx.time(), self.count))
                 .await;
             if cx.time() < SimTime::from_secs(6) {
-                cx.schedule_in(Duration::from_secs(2), Self::ports().tick, ())
+                cx.schedule(Duration::from_secs(2), Self::ports().tick, ())
                     .unwrap();
             }
         }
@@ -63,7 +63,7 @@ mod generated {
         #[input]
         pub fn scale_later(&mut self, factor: u64, cx: &mut Context<Self>) {
             self.count *= factor;
-            cx.schedule_in(Duration::from_secs(1), Self::ports().add, 0)
+            cx.schedule(Duration::from_secs(1), Self::ports().add, 0)
                 .unwrap();
         }
 
@@ -131,7 +131,7 @@ mod hand {
 
         async fn start(&mut self, cx: &mut Context<Self>) {
             self.trace.send(format!("init at {}", cx.time())).await;
-            cx.schedule_in(Duration::from_secs(2), Self::ports().tick, ())
+            cx.schedule(Duration::from_secs(2), Self::ports().tick, ())
                 .unwrap();
         }
 
@@ -150,14 +150,14 @@ mod hand {
                 .send(format!("tick at {} with {}", cx.time(), self.count))
                 .await;
             if cx.time() < SimTime::from_secs(6) {
-                cx.schedule_in(Duration::from_secs(2), Self::ports().tick, ())
+                cx.schedule(Duration::from_secs(2), Self::ports().tick, ())
                     .unwrap();
             }
         }
 
         fn scale_later(&mut self, factor: u64, cx: &mut Context<Self>) {
             self.count *= factor;
-            cx.schedule_in(Duration::from_secs(1), Self::ports().add, 0)
+            cx.schedule(Duration::from_secs(1), Self::ports().add, 0)
                 .unwrap();
         }
 
@@ -287,11 +287,11 @@ fn run<M: Model>(
     let scheduler = simu.scheduler();
     for (secs, n) in [(1, 5), (3, 7), (4, 1)] {
         scheduler
-            .schedule(SimTime::from_secs(secs), adder.event(n))
+            .schedule_event(SimTime::from_secs(secs), adder.event(n))
             .unwrap();
     }
     scheduler
-        .schedule_event(
+        .schedule(
             SimTime::from_secs(3),
             Probe::ports().probe,
             "t3",
@@ -299,7 +299,7 @@ fn run<M: Model>(
         )
         .unwrap();
     scheduler
-        .schedule_event(
+        .schedule(
             SimTime::from_secs(5),
             ports.scale_later,
             3,
@@ -307,7 +307,7 @@ fn run<M: Model>(
         )
         .unwrap();
     scheduler
-        .schedule_event(SimTime::from_secs(7), ports.reset, (), &counter_address)
+        .schedule(SimTime::from_secs(7), ports.reset, (), &counter_address)
         .unwrap();
 
     let mut log = Vec::new();

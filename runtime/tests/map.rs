@@ -145,8 +145,12 @@ fn event_source_map_and_filter_map_connect() {
         simu.process(source.event(x)).unwrap();
     }
     // The same source, scheduled.
-    simu.scheduler().schedule(t(1), source.event(5)).unwrap();
-    simu.scheduler().schedule(t(2), source.event(-5)).unwrap();
+    simu.scheduler()
+        .schedule_event(t(1), source.event(5))
+        .unwrap();
+    simu.scheduler()
+        .schedule_event(t(2), source.event(-5))
+        .unwrap();
     simu.run().unwrap();
 
     assert_eq!(plain.values_of("plain"), vec![-2, 3, -1, 7, 5, -5]);

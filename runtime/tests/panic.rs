@@ -112,10 +112,10 @@ fn panic_in_a_scheduled_step_reports_the_step_time() {
     let mut simu = start(sim_init().add_model(Fragile::new(), mbox, "glass"));
     let scheduler = simu.scheduler();
     scheduler
-        .schedule_event(t(2), Fragile::ports().input, 13, &addr)
+        .schedule(t(2), Fragile::ports().input, 13, &addr)
         .unwrap();
     scheduler
-        .schedule_event(t(4), Fragile::ports().input, 1, &addr)
+        .schedule(t(4), Fragile::ports().input, 1, &addr)
         .unwrap();
     let error = simu.run().unwrap_err();
     assert!(
@@ -320,10 +320,10 @@ fn panic_beside_a_busy_model(timeout: Option<Duration>) {
     let mut simu = start(init);
     let scheduler = simu.scheduler();
     scheduler
-        .schedule_event(t(1), Bomb::ports().fire, (), &bomb)
+        .schedule(t(1), Bomb::ports().fire, (), &bomb)
         .unwrap();
     scheduler
-        .schedule_event(t(1), Stubborn::ports().hold, (), &stubborn)
+        .schedule(t(1), Stubborn::ports().hold, (), &stubborn)
         .unwrap();
     let error = simu.step().unwrap_err();
     assert!(
@@ -420,9 +420,9 @@ fn a_panicking_filter_map_in_a_scheduled_step_is_reported_at_its_time() {
     let log = Log::new();
     let (mut simu, source) = panicking_source(&log);
     let scheduler = simu.scheduler();
-    scheduler.schedule(t(1), source.event(2)).unwrap();
-    scheduler.schedule(t(2), source.event(7)).unwrap();
-    scheduler.schedule(t(3), source.event(3)).unwrap();
+    scheduler.schedule_event(t(1), source.event(2)).unwrap();
+    scheduler.schedule_event(t(2), source.event(7)).unwrap();
+    scheduler.schedule_event(t(3), source.event(3)).unwrap();
     let error = simu.run().unwrap_err();
     assert!(
         matches!(&error, SimulationError::EventPanic { time, event, message }

@@ -31,7 +31,7 @@ impl Stamper {
     #[input]
     async fn plan(&mut self, plan: Vec<(SimTime, &'static str)>, cx: &mut Context<Self>) {
         for (time, label) in plan {
-            cx.schedule_event(time, Self::ports().tick, label).unwrap();
+            cx.schedule(time, Self::ports().tick, label).unwrap();
         }
     }
 
@@ -60,17 +60,17 @@ fn bench_events_come_before_a_models_own_events_at_the_same_time() {
     // Scheduled later in wall-clock time than the model's own events.
     let scheduler = simu.scheduler();
     scheduler
-        .schedule_event(t(1), Stamper::ports().tick, "bench-1", &addr)
+        .schedule(t(1), Stamper::ports().tick, "bench-1", &addr)
         .unwrap();
     // The model schedules more at t=1 from a message (after init).
     simu.process_event(Stamper::ports().plan, vec![(t(1), "own-3")], &addr)
         .unwrap();
     scheduler
-        .schedule_event(t(1), Stamper::ports().tick, "bench-2", &addr)
+        .schedule(t(1), Stamper::ports().tick, "bench-2", &addr)
         .unwrap();
     // Something earlier and later, to show time still comes first.
     scheduler
-        .schedule_event(t(2), Stamper::ports().tick, "bench-late", &addr)
+        .schedule(t(2), Stamper::ports().tick, "bench-late", &addr)
         .unwrap();
     simu.process_event(
         Stamper::ports().plan,
@@ -109,14 +109,10 @@ fn periodic_event_keeps_its_place_among_its_origins_events() {
     let scheduler = simu.scheduler();
     let tick = Stamper::ports().tick;
     scheduler
-        .schedule_periodic_event(t(1), secs(1), tick, "periodic", &addr)
+        .schedule_periodic(t(1), secs(1), tick, "periodic", &addr)
         .unwrap();
-    scheduler
-        .schedule_event(t(2), tick, "once-2", &addr)
-        .unwrap();
-    scheduler
-        .schedule_event(t(3), tick, "once-3", &addr)
-        .unwrap();
+    scheduler.schedule(t(2), tick, "once-2", &addr).unwrap();
+    scheduler.schedule(t(3), tick, "once-3", &addr).unwrap();
 
     simu.step_until(t(3)).unwrap();
     assert_eq!(

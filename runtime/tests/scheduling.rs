@@ -45,19 +45,15 @@ impl Planner {
     fn run(&mut self, cmd: Cmd, cx: &mut Context<Self>) {
         let tick = Self::ports().tick;
         let outcome = match cmd {
-            Cmd::At(time, v) => cx.schedule_event(time, tick, v),
-            Cmd::In(delay, v) => cx.schedule_in(delay, tick, v),
-            Cmd::KeyedAt(time, v) => cx
-                .schedule_keyed_event(time, tick, v)
-                .map(|k| self.keys.push(k)),
-            Cmd::KeyedIn(delay, v) => cx
-                .schedule_keyed_in(delay, tick, v)
-                .map(|k| self.keys.push(k)),
+            Cmd::At(time, v) => cx.schedule(time, tick, v),
+            Cmd::In(delay, v) => cx.schedule(delay, tick, v),
+            Cmd::KeyedAt(time, v) => cx.schedule_keyed(time, tick, v).map(|k| self.keys.push(k)),
+            Cmd::KeyedIn(delay, v) => cx.schedule_keyed(delay, tick, v).map(|k| self.keys.push(k)),
             Cmd::PeriodicAt(time, period, v) => cx
-                .schedule_periodic_event(time, period, tick, v)
+                .schedule_periodic(time, period, tick, v)
                 .map(|k| self.keys.push(k)),
             Cmd::PeriodicIn(delay, period, v) => cx
-                .schedule_periodic_in(delay, period, tick, v)
+                .schedule_periodic(delay, period, tick, v)
                 .map(|k| self.keys.push(k)),
             Cmd::CancelKeys => {
                 self.keys.iter().for_each(EventKey::cancel);
@@ -152,15 +148,15 @@ fn bench_schedules_absolute_and_relative_events() {
     let mut b = bench(vec![], SimTime::ZERO);
     let scheduler = b.simu.scheduler();
     scheduler
-        .schedule_event(t(4), Planner::ports().tick, 4, &b.planner)
+        .schedule(t(4), Planner::ports().tick, 4, &b.planner)
         .unwrap();
     scheduler
-        .schedule_in(secs(2), Planner::ports().tick, 2, &b.planner)
+        .schedule(secs(2), Planner::ports().tick, 2, &b.planner)
         .unwrap();
     b.simu.step().unwrap();
     // Relative to the current time, now t=2.
     scheduler
-        .schedule_in(secs(1), Planner::ports().tick, 3, &b.planner)
+        .schedule(secs(1), Planner::ports().tick, 3, &b.planner)
         .unwrap();
     b.simu.run().unwrap();
     assert_eq!(b.ticks(), vec![(t(2), 2), (t(3), 3), (t(4), 4)]);
@@ -188,7 +184,7 @@ fn a_bench_event_earlier_than_a_model_event_comes_first() {
     b.plan(vec![Cmd::In(secs(3), 3)]);
     let scheduler = b.simu.scheduler();
     scheduler
-        .schedule_event(t(2), Planner::ports().tick, 2, &b.planner)
+        .schedule(t(2), Planner::ports().tick, 2, &b.planner)
         .unwrap();
     b.simu.run().unwrap();
     assert_eq!(b.ticks(), vec![(t(2), 2), (t(3), 3)]);
@@ -218,7 +214,7 @@ impl Chain {
     async fn tick(&mut self, v: u32, cx: &mut Context<Self>) {
         self.ticks.push(cx.name(), cx.time(), v);
         if v < self.until && v < 1000 {
-            cx.schedule_in(secs(1), Self::ports().tick, v + 1).unwrap();
+            cx.schedule(secs(1), Self::ports().tick, v + 1).unwrap();
             if let Some((to_bench, from_bench)) = &self.handshake.0 {
                 to_bench.send(cx.time()).unwrap();
                 from_bench.recv().unwrap();
@@ -233,7 +229,7 @@ impl Chain {
 
     #[init]
     async fn setup(&mut self, cx: &mut Context<Self>) {
-        cx.schedule_in(secs(1), Self::ports().tick, 1).unwrap();
+        cx.schedule(secs(1), Self::ports().tick, 1).unwrap();
     }
 }
 
@@ -264,8 +260,8 @@ fn bench_events_from_another_thread_come_before_a_later_lone_staged_event() {
         s.spawn(|| {
             let half = t(1).checked_add(Duration::from_millis(500)).unwrap();
             let tick = Chain::ports().tick;
-            scheduler.schedule_event(half, tick, 100, &addr).unwrap();
-            scheduler.schedule_event(t(2), tick, 200, &addr).unwrap();
+            scheduler.schedule(half, tick, 100, &addr).unwrap();
+            scheduler.schedule(t(2), tick, 200, &addr).unwrap();
         });
     });
     simu.run().unwrap();
@@ -296,7 +292,7 @@ fn bench_events_from_another_thread_during_a_step_come_first() {
             for now in ticked {
                 let half = now.checked_add(Duration::from_millis(500)).unwrap();
                 let tick = Chain::ports().tick;
-                scheduler.schedule_event(half, tick, 1000, &addr).unwrap();
+                scheduler.schedule(half, tick, 1000, &addr).unwrap();
                 done.send(()).unwrap();
             }
         });
@@ -322,7 +318,7 @@ fn same_time_model_and_bench_events_keep_the_key_order() {
     b.plan(vec![Cmd::At(t(2), 10)]);
     b.simu
         .scheduler()
-        .schedule_event(t(2), Planner::ports().tick, 20, &b.planner)
+        .schedule(t(2), Planner::ports().tick, 20, &b.planner)
         .unwrap();
     b.simu.run().unwrap();
     // The bench's origin comes first.
@@ -361,13 +357,13 @@ fn bench_cancelled_event_never_fires_and_late_cancel_is_a_no_op() {
     let mut b = bench(vec![], SimTime::ZERO);
     let scheduler = b.simu.scheduler();
     let early = scheduler
-        .schedule_keyed_event(t(1), Planner::ports().tick, 1, &b.planner)
+        .schedule_keyed(t(1), Planner::ports().tick, 1, &b.planner)
         .unwrap();
     let cancelled = scheduler
-        .schedule_keyed_event(t(2), Planner::ports().tick, 2, &b.planner)
+        .schedule_keyed(t(2), Planner::ports().tick, 2, &b.planner)
         .unwrap();
     scheduler
-        .schedule_event(t(3), Planner::ports().tick, 3, &b.planner)
+        .schedule(t(3), Planner::ports().tick, 3, &b.planner)
         .unwrap();
 
     cancelled.cancel();
@@ -390,7 +386,7 @@ fn only_cancelled_events_left_means_nothing_scheduled() {
     let key = b
         .simu
         .scheduler()
-        .schedule_keyed_event(t(1), Planner::ports().tick, 1, &b.planner)
+        .schedule_keyed(t(1), Planner::ports().tick, 1, &b.planner)
         .unwrap();
     let clone = key.clone();
     clone.cancel();
@@ -438,7 +434,7 @@ fn bench_periodic_event_fires_every_period_until_cancelled() {
     let key = b
         .simu
         .scheduler()
-        .schedule_periodic_event(t(1), secs(2), Planner::ports().tick, 7, &b.planner)
+        .schedule_periodic(t(1), secs(2), Planner::ports().tick, 7, &b.planner)
         .unwrap();
     b.simu.step_until(t(8)).unwrap();
     assert_eq!(b.ticks(), vec![(t(1), 7), (t(3), 7), (t(5), 7), (t(7), 7)]);
@@ -495,7 +491,7 @@ fn periodic_event_cancelled_while_it_is_being_handled() {
         #[init]
         async fn setup(&mut self, cx: &mut Context<Self>) {
             let key = cx
-                .schedule_periodic_in(secs(1), secs(1), Self::ports().tick, 0)
+                .schedule_periodic(secs(1), secs(1), Self::ports().tick, 0)
                 .unwrap();
             self.key = Some(key);
         }
@@ -525,37 +521,37 @@ fn bench_scheduling_in_the_past_or_present_is_an_error_and_schedules_nothing() {
     let scheduler = b.simu.scheduler();
     let tick = Planner::ports().tick;
     assert_eq!(
-        scheduler.schedule_event(t(3), tick, 1, &b.planner),
+        scheduler.schedule(t(3), tick, 1, &b.planner),
         Err(SchedulingError::NotInFuture {
             now: t(10),
             requested: t(3)
         })
     );
     assert_eq!(
-        scheduler.schedule_event(t(10), tick, 1, &b.planner),
+        scheduler.schedule(t(10), tick, 1, &b.planner),
         Err(SchedulingError::NotInFuture {
             now: t(10),
             requested: t(10)
         })
     );
     assert_eq!(
-        scheduler.schedule_in(Duration::ZERO, tick, 1, &b.planner),
+        scheduler.schedule(Duration::ZERO, tick, 1, &b.planner),
         Err(SchedulingError::NotInFuture {
             now: t(10),
             requested: t(10)
         })
     );
     assert!(matches!(
-        scheduler.schedule_keyed_event(t(1), tick, 1, &b.planner),
+        scheduler.schedule_keyed(t(1), tick, 1, &b.planner),
         Err(SchedulingError::NotInFuture { .. })
     ));
     assert!(matches!(
-        scheduler.schedule_periodic_event(t(1), secs(1), tick, 1, &b.planner),
+        scheduler.schedule_periodic(t(1), secs(1), tick, 1, &b.planner),
         Err(SchedulingError::NotInFuture { .. })
     ));
     let source = EventSource::<u32>::new();
     assert!(matches!(
-        scheduler.schedule(t(9), source.event(1)),
+        scheduler.schedule_event(t(9), source.event(1)),
         Err(SchedulingError::NotInFuture { .. })
     ));
     assert_eq!(b.simu.next_event_time(), None);
@@ -567,11 +563,11 @@ fn bench_zero_period_and_overflow_are_errors() {
     let scheduler = b.simu.scheduler();
     let tick = Planner::ports().tick;
     assert!(matches!(
-        scheduler.schedule_periodic_event(t(2), Duration::ZERO, tick, 1, &b.planner),
+        scheduler.schedule_periodic(t(2), Duration::ZERO, tick, 1, &b.planner),
         Err(SchedulingError::ZeroPeriod)
     ));
     assert_eq!(
-        scheduler.schedule_in(Duration::MAX, tick, 1, &b.planner),
+        scheduler.schedule(Duration::MAX, tick, 1, &b.planner),
         Err(SchedulingError::TimeOverflow {
             now: t(1),
             delay: Duration::MAX
@@ -580,14 +576,14 @@ fn bench_zero_period_and_overflow_are_errors() {
     // Just fits / just overflows.
     let room = SimTime::MAX - t(1);
     assert_eq!(
-        scheduler.schedule_in(room + Duration::from_nanos(1), tick, 1, &b.planner),
+        scheduler.schedule(room + Duration::from_nanos(1), tick, 1, &b.planner),
         Err(SchedulingError::TimeOverflow {
             now: t(1),
             delay: room + Duration::from_nanos(1)
         })
     );
     assert_eq!(b.simu.next_event_time(), None);
-    scheduler.schedule_in(room, tick, 1, &b.planner).unwrap();
+    scheduler.schedule(room, tick, 1, &b.planner).unwrap();
     assert_eq!(b.simu.next_event_time(), Some(SimTime::MAX));
     b.simu.run().unwrap();
     assert_eq!(b.ticks(), vec![(SimTime::MAX, 1)]);
@@ -669,10 +665,10 @@ fn bench_keyed_and_periodic_relative_forms() {
     let scheduler = b.simu.scheduler();
     b.simu.step_until(t(1)).unwrap();
     let keyed = scheduler
-        .schedule_keyed_in(secs(2), Planner::ports().tick, 30, &b.planner)
+        .schedule_keyed(secs(2), Planner::ports().tick, 30, &b.planner)
         .unwrap();
     let periodic = scheduler
-        .schedule_periodic_in(secs(1), secs(2), Planner::ports().tick, 7, &b.planner)
+        .schedule_periodic(secs(1), secs(2), Planner::ports().tick, 7, &b.planner)
         .unwrap();
     b.simu.step_until(t(6)).unwrap();
     // Keyed at t=3; periodic at t=2, 4, 6.
@@ -681,7 +677,7 @@ fn bench_keyed_and_periodic_relative_forms() {
     keyed.cancel(); // already fired: no-op
     b.simu.run().unwrap();
     assert_eq!(b.ticks().len(), 4);
-    let zero = scheduler.schedule_periodic_in(
+    let zero = scheduler.schedule_periodic(
         secs(1),
         Duration::ZERO,
         Planner::ports().tick,
@@ -697,8 +693,12 @@ fn bench_keyed_source_event_can_be_cancelled() {
     let mut source = EventSource::new();
     source.connect(Planner::ports().tick, &b.planner);
     let scheduler = b.simu.scheduler();
-    let key = scheduler.schedule_keyed(t(1), source.event(1)).unwrap();
-    scheduler.schedule_keyed(t(2), source.event(2)).unwrap();
+    let key = scheduler
+        .schedule_keyed_event(t(1), source.event(1))
+        .unwrap();
+    scheduler
+        .schedule_keyed_event(t(2), source.event(2))
+        .unwrap();
     key.cancel();
     b.simu.run().unwrap();
     assert_eq!(b.ticks(), vec![(t(2), 2)]);

@@ -23,8 +23,12 @@ fn event_source_processed_now_and_scheduled() {
         "b",
     ));
     simu.process(source.event(1)).unwrap();
-    simu.scheduler().schedule(t(3), source.event(3)).unwrap();
-    simu.scheduler().schedule(t(2), source.event(2)).unwrap();
+    simu.scheduler()
+        .schedule_event(t(3), source.event(3))
+        .unwrap();
+    simu.scheduler()
+        .schedule_event(t(2), source.event(2))
+        .unwrap();
     simu.run().unwrap();
     let expected = vec![(SimTime::ZERO, 1), (t(2), 2), (t(3), 3)];
     for model in ["a", "b"] {
@@ -186,7 +190,7 @@ fn bench_message_to_a_mailbox_never_added_is_reported_immediately() {
     );
     assert_eq!(
         simu.scheduler()
-            .schedule_event(t(1), Counter::ports().add, 1, &orphan),
+            .schedule(t(1), Counter::ports().add, 1, &orphan),
         Err(SchedulingError::NoRecipient {
             model_type: "Counter",
             port: "add",
@@ -240,10 +244,10 @@ fn model_message_to_a_mailbox_never_added_is_reported_after_the_step() {
         "fine",
     ));
     simu.scheduler()
-        .schedule_event(t(1), Emitter::ports().emit, vec![(0, 1), (0, 2)], &addr)
+        .schedule(t(1), Emitter::ports().emit, vec![(0, 1), (0, 2)], &addr)
         .unwrap();
     simu.scheduler()
-        .schedule_event(t(2), Emitter::ports().emit, vec![(0, 3)], &addr)
+        .schedule(t(2), Emitter::ports().emit, vec![(0, 3)], &addr)
         .unwrap();
 
     let error = simu.step().unwrap_err();

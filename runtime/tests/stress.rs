@@ -138,7 +138,7 @@ fn run_once(scale: Scale, threads: usize, seed: u64) -> u64 {
                 hops: scale.hops,
             };
             scheduler
-                .schedule_event(t(step), Hopper::ports().hop, token, address)
+                .schedule(t(step), Hopper::ports().hop, token, address)
                 .unwrap();
         }
     }

@@ -14,7 +14,7 @@ fn bench(start_time: SimTime, event_times: &[u64]) -> (Simulation, Log<u32>) {
         .unwrap();
     for (i, &secs) in event_times.iter().enumerate() {
         simu.scheduler()
-            .schedule_event(t(secs), Recorder::ports().input, i as u32, &addr)
+            .schedule(t(secs), Recorder::ports().input, i as u32, &addr)
             .unwrap();
     }
     (simu, log)
@@ -133,7 +133,7 @@ fn events_caused_during_a_run_are_run_too() {
         async fn tick(&mut self, remaining: u32, cx: &mut Context<Self>) {
             self.log.push(cx.name(), cx.time(), remaining);
             if remaining > 0 {
-                cx.schedule_in(secs(1), Self::ports().tick, remaining - 1)
+                cx.schedule(secs(1), Self::ports().tick, remaining - 1)
                     .unwrap();
             }
         }
@@ -160,7 +160,9 @@ fn process_delivers_at_the_current_time_without_moving_the_clock() {
         .add_model(Recorder::new(&log), mbox, "r")
         .init(t(3))
         .unwrap();
-    simu.scheduler().schedule(t(4), source.event(4)).unwrap();
+    simu.scheduler()
+        .schedule_event(t(4), source.event(4))
+        .unwrap();
     simu.process(source.event(3)).unwrap();
     assert_eq!(simu.time(), t(3));
     assert_eq!(simu.next_event_time(), Some(t(4)));

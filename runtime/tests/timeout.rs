@@ -63,7 +63,7 @@ fn endless_zero_delay_ping_pong_times_out() {
 fn endless_ping_pong_in_a_scheduled_step_times_out_at_that_time() {
     let (mut simu, addr) = ping_pong(Duration::from_millis(100));
     simu.scheduler()
-        .schedule_event(t(5), Forwarder::ports().input, 0, &addr)
+        .schedule(t(5), Forwarder::ports().input, 0, &addr)
         .unwrap();
     let error = simu.run().unwrap_err();
     assert!(
@@ -85,7 +85,7 @@ fn a_bench_that_settles_is_not_affected_by_the_timeout() {
         .unwrap();
     for i in 0..100 {
         simu.scheduler()
-            .schedule(t(i + 1), source.event(i as u32))
+            .schedule_event(t(i + 1), source.event(i as u32))
             .unwrap();
     }
     simu.run().unwrap();
@@ -301,7 +301,7 @@ fn a_call_made_of_many_short_steps_times_out() {
         .init(SimTime::ZERO)
         .unwrap();
     simu.scheduler()
-        .schedule_periodic_event(t(1), secs(1), Ticker::ports().tick, (), &addr)
+        .schedule_periodic(t(1), secs(1), Ticker::ports().tick, (), &addr)
         .unwrap();
     let clock = Instant::now();
     let (done, finished) = mpsc::channel();

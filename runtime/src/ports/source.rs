@@ -3,16 +3,16 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::event::Event;
 use super::fanout::Fanout;
 use super::input::{InputFor, ReplierFor};
 use super::requestor::Requestor;
 use super::target::Target;
 use crate::mailbox::IntoAddress;
-use crate::scheduler::Event;
 
 /// Injects events into the bench from outside: connected like an output,
 /// fired with [`Simulation::process`](crate::Simulation::process) or
-/// [`Scheduler::schedule`](crate::Scheduler::schedule).
+/// [`Scheduler::schedule_event`](crate::Scheduler::schedule_event).
 ///
 /// ```
 /// # use causim::prelude::*;

@@ -24,7 +24,8 @@
 
 use std::cell::{Cell, UnsafeCell};
 
-use super::queue::{Entry, Spares};
+use super::heap::Entry;
+use super::spare::Spares;
 use crate::thread_mark::{is_marked, ThreadMark};
 
 thread_local! {

@@ -30,8 +30,9 @@ fn ns(n: u64) -> SimTime {
 /// Takes every step due up to `limit`, recording `(clock, tag)` for each
 /// event.
 fn steps(core: &SchedulerCore, limit: SimTime, seen: &mut Vec<(SimTime, u32)>) {
-    let (mut due, mut incoming, mut fired) = (Vec::new(), Vec::new(), None);
-    while core.take_next_due(limit, &mut due, &mut incoming, &mut fired) {
+    let (mut due, mut incoming) = (Vec::new(), Vec::new());
+    let mut returning = ReturningBox::default();
+    while core.take_next_due(limit, &mut due, &mut incoming, &mut returning) {
         let now = core.time();
         seen.extend(due.drain(..).map(|mut e| (now, tag(&mut e.action))));
     }
@@ -69,15 +70,13 @@ fn check(f: impl Fn() + Sync + Send + 'static) {
 fn loom_a_bench_event_racing_a_locked_step_never_lands_behind_the_clock() {
     check(|| {
         let core = Arc::new(SchedulerCore::new(SimTime::ZERO));
-        let at = |when| When::At(ns(when));
-        core.schedule(at(4), None, BENCH_ORIGIN, 0, event(4), None)
+        core.schedule(ns(4), None, BENCH_ORIGIN, 0, event(4), None)
             .unwrap();
         let other = Scheduler::new(core.clone());
         // 2 ns after the clock as it is queued: 2, 5 or 6.
         let racer = thread::spawn(move || {
             let now = other.time();
-            let queued =
-                other.schedule_entry(When::In(Duration::from_nanos(2)), event(2), None, None);
+            let queued = other.schedule_event(Duration::from_nanos(2), event(2));
             assert_eq!(queued, Ok(()));
             assert!(other.time() >= now, "the clock went back");
         });
@@ -102,16 +101,22 @@ fn loom_a_bench_event_racing_the_lock_free_step_never_lands_behind_the_clock() {
         let other = Scheduler::new(core.clone());
         let racer = thread::spawn(move || {
             // Before the staged event at 5 if the clock has not moved yet.
-            let queued = other.schedule_entry(When::At(ns(3)), event(3), None, None);
+            let queued = other.schedule_event(ns(3), event(3));
             // Refused only once the clock is at the staged event.
             if let Err(error) = queued {
-                assert_eq!(error, not_in_future(ns(5), ns(3)));
+                assert_eq!(
+                    error,
+                    SchedulingError::NotInFuture {
+                        now: ns(5),
+                        requested: ns(3)
+                    }
+                );
             }
         });
         let driving = core.drive();
         // A model's own next tick, staged: taken without the lock unless
         // the racer's event is seen in the heap.
-        let mut spare = None;
+        let mut spare = SpareBox::default();
         core.schedule_checked_from_model(entry(ns(5), 1, 0, event(5), None), &mut spare);
         let mut seen = Vec::new();
         steps(&core, SimTime::MAX, &mut seen);

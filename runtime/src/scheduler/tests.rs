@@ -1,4 +1,4 @@
-//! The schedule's fast paths: the one-read time check of relative events,
+//! The schedule's fast paths: the one-read time check of deadlines,
 //! staging on the driving thread and handing fired boxes back.
 
 use super::*;
@@ -13,9 +13,11 @@ fn event(tag: u32) -> Event {
     }
 }
 
-/// A fired box tagged `tag` of `origin`.
-fn fired(origin: Origin, tag: u32) -> Fired {
-    Some((origin, Box::new(Tagged(tag))))
+/// A fired box tagged `tag`, returning to `origin`.
+fn fired(origin: Origin, tag: u32) -> ReturningBox {
+    let mut returning = ReturningBox::default();
+    returning.send(origin, Box::new(Tagged(tag)));
+    returning
 }
 
 /// The tags of `due`, emptied.
@@ -24,7 +26,7 @@ fn tags(due: &mut Vec<Entry>) -> Vec<u32> {
 }
 
 #[test]
-fn a_relative_time_is_checked_as_time_after_then_check() {
+fn a_delay_resolves_as_the_time_it_adds_up_to() {
     let now = SimTime::from_secs(5);
     let core = SchedulerCore::new(now);
     let room = Duration::from_nanos(u64::MAX - now.as_nanos());
@@ -36,13 +38,21 @@ fn a_relative_time_is_checked_as_time_after_then_check() {
         room + Duration::from_nanos(1),
         Duration::MAX,
     ] {
-        let two_steps = core
-            .time_after(delay)
-            .and_then(|time| core.check(time).map(|()| time));
-        assert_eq!(core.future_after(delay), two_steps, "{delay:?}");
+        let absolute = now
+            .checked_add(delay)
+            .ok_or(SchedulingError::TimeOverflow { now, delay })
+            .and_then(|time| core.resolve(time));
+        assert_eq!(core.resolve(delay), absolute, "{delay:?}");
     }
     assert_eq!(
-        core.future_after(Duration::ZERO),
+        core.resolve(Duration::ZERO),
+        Err(SchedulingError::NotInFuture {
+            now,
+            requested: now
+        })
+    );
+    assert_eq!(
+        core.resolve(now),
         Err(SchedulingError::NotInFuture {
             now,
             requested: now
@@ -54,21 +64,21 @@ fn a_relative_time_is_checked_as_time_after_then_check() {
 fn the_driving_thread_takes_a_lone_staged_event_and_keeps_the_fired_box() {
     let core = SchedulerCore::new(SimTime::ZERO);
     let _driving = core.drive();
-    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), None);
+    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), SpareBox::default());
     let at = SimTime::from_secs(1);
     core.schedule_checked_from_model(entry(at, 1, 0, event(1), None), &mut spare);
     let mut back = fired(1, 10);
     assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
-    assert!(back.is_none(), "kept as origin 1's spare");
+    assert!(back.get_mut().is_none(), "kept as origin 1's spare");
     assert_eq!((core.time(), tags(&mut due)), (at, vec![1]));
     // A second fired box of the same origin is handed back to be dropped.
     let mut again = fired(1, 11);
     assert!(!core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut again));
-    assert_eq!(again.as_mut().map(|(o, a)| (*o, tag(a))), Some((1, 11)));
+    assert_eq!(again.get_mut().map(|(o, a)| (*o, tag(a))), Some((1, 11)));
     // The next event of origin 1 gets the kept box.
     let later = SimTime::from_secs(2);
     core.schedule_checked_from_model(entry(later, 1, 1, event(2), None), &mut spare);
-    assert_eq!(spare.as_mut().map(tag), Some(10));
+    assert_eq!(spare.get_mut().map(tag), Some(10));
 }
 
 #[test]
@@ -76,42 +86,43 @@ fn a_staged_event_not_before_the_heap_goes_through_the_lock() {
     let core = SchedulerCore::new(SimTime::ZERO);
     let at = SimTime::from_secs(1);
     // From the bench: same time, earlier origin.
-    core.schedule(When::At(at), None, BENCH_ORIGIN, 0, event(1), None)
+    core.schedule(at, None, BENCH_ORIGIN, 0, event(1), None)
         .unwrap();
     let _driving = core.drive();
-    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), None);
+    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), SpareBox::default());
     core.schedule_checked_from_model(entry(at, 1, 0, event(2), None), &mut spare);
     let mut back = fired(1, 10);
     assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
-    assert!(back.is_none(), "kept once, on the driving thread");
+    assert!(back.get_mut().is_none(), "kept once, on the driving thread");
     assert_eq!(tags(&mut due), vec![1, 2]);
-    assert!(core.queue().spares.take(1).is_none(), "not kept twice");
+    assert!(core.lock_heap().spares.take(1).is_none(), "not kept twice");
 }
 
 #[test]
 fn another_thread_queues_under_the_lock_and_keeps_fired_boxes_there() {
     let core = SchedulerCore::new(SimTime::ZERO);
-    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), None);
+    let (mut due, mut incoming, mut spare) = (Vec::new(), Vec::new(), SpareBox::default());
     let at = SimTime::from_secs(1);
     core.schedule_checked_from_model(entry(at, 2, 0, event(1), None), &mut spare);
-    assert_eq!(core.queue().len(), 1);
+    assert_eq!(core.lock_heap().len(), 1);
     let mut back = fired(2, 10);
     assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut back));
-    assert!(back.is_none());
+    assert!(back.get_mut().is_none());
     assert_eq!((core.time(), tags(&mut due)), (at, vec![1]));
     core.schedule_checked_from_model(
         entry(SimTime::from_secs(2), 2, 1, event(2), None),
         &mut spare,
     );
-    assert_eq!(spare.as_mut().map(tag), Some(10));
+    assert_eq!(spare.get_mut().map(tag), Some(10));
 }
 
 #[test]
 fn advancing_to_a_target_moves_the_clock_unless_an_event_is_due_by_then() {
     let core = SchedulerCore::new(SimTime::ZERO);
-    let (mut due, mut incoming, mut fired) = (Vec::new(), Vec::new(), None);
+    let (mut due, mut incoming) = (Vec::new(), Vec::new());
+    let mut fired = ReturningBox::default();
     let later = SimTime::from_secs(9);
-    core.schedule(When::At(later), None, BENCH_ORIGIN, 0, event(1), None)
+    core.schedule(later, None, BENCH_ORIGIN, 0, event(1), None)
         .unwrap();
     assert!(!core.advance_to(later), "an event is due by then");
     assert_eq!(core.time(), SimTime::ZERO);
@@ -120,7 +131,7 @@ fn advancing_to_a_target_moves_the_clock_unless_an_event_is_due_by_then() {
     assert_eq!(core.time(), target);
     // A relative bench event counts from the new clock.
     let delay = Duration::from_secs(1);
-    core.schedule(When::In(delay), None, BENCH_ORIGIN, 1, event(2), None)
+    core.schedule(delay, None, BENCH_ORIGIN, 1, event(2), None)
         .unwrap();
     assert!(core.take_next_due(SimTime::MAX, &mut due, &mut incoming, &mut fired));
     assert_eq!((core.time(), tags(&mut due)), (target + delay, vec![2]));
@@ -129,7 +140,7 @@ fn advancing_to_a_target_moves_the_clock_unless_an_event_is_due_by_then() {
 #[test]
 fn a_closed_schedule_refuses_bench_events_and_drops_the_queued_ones() {
     let core = SchedulerCore::new(SimTime::ZERO);
-    let at = When::At(SimTime::from_secs(1));
+    let at = SimTime::from_secs(1);
     core.schedule(at, None, BENCH_ORIGIN, 0, event(1), None)
         .unwrap();
     core.close();

@@ -54,7 +54,7 @@ fn run_ring<M: causim::Model>(
     }
     let mut simu = init.init(SimTime::ZERO).expect("dispatch init");
     simu.scheduler()
-        .schedule_event(SimTime::from_secs(1), token, hops, &first)
+        .schedule(SimTime::from_secs(1), token, hops, &first)
         .expect("t1 is in the future");
     let (result, elapsed) = crate::measure::time(|| simu.step());
     result.expect("dispatch step");

@@ -48,7 +48,7 @@ pub fn run(models: usize, hops: u64, threads: usize) -> (u64, Duration) {
     }
     let mut simu = init.init(SimTime::ZERO).expect("ring init");
     simu.scheduler()
-        .schedule_event(SimTime::from_secs(1), Link::ports().token, hops, &first)
+        .schedule(SimTime::from_secs(1), Link::ports().token, hops, &first)
         .expect("t1 is in the future");
     let (result, elapsed) = time(|| simu.step());
     result.expect("ring step");

@@ -24,7 +24,7 @@ impl Chain {
         self.ticks.bump();
         self.left -= 1;
         if self.left > 0 {
-            cx.schedule_in(Duration::from_secs(1), Self::ports().tick, ())
+            cx.schedule(Duration::from_secs(1), Self::ports().tick, ())
                 .expect("the future");
         }
     }
@@ -45,8 +45,7 @@ impl Drain {
     pub fn start(&mut self, cx: &mut Context<Self>) {
         for _ in 0..self.events {
             let at = SimTime::from_secs(1 + self.rng.below(self.events));
-            cx.schedule_event(at, Self::ports().hit, ())
-                .expect("the future");
+            cx.schedule(at, Self::ports().hit, ()).expect("the future");
         }
     }
 
@@ -98,7 +97,7 @@ fn chain(init: SimInit, ticks: Tally, steps: u64) -> Duration {
         .init(SimTime::ZERO)
         .expect("init");
     simu.scheduler()
-        .schedule_event(SimTime::from_secs(1), Chain::ports().tick, (), &address)
+        .schedule(SimTime::from_secs(1), Chain::ports().tick, (), &address)
         .expect("the future");
     let (result, elapsed) = time(|| simu.run());
     result.expect("chain run");
@@ -149,7 +148,7 @@ fn periodic(
         let p = period(i, staggered);
         let first = SimTime::ZERO.checked_add(p).expect("small");
         scheduler
-            .schedule_periodic_event(first, p, Periodic::ports().tick, (), address)
+            .schedule_periodic(first, p, Periodic::ports().tick, (), address)
             .expect("the future");
     }
     let end = SimTime::ZERO.checked_add(until).expect("small");

@@ -5,7 +5,7 @@ use std::any::Any;
 use std::task::{Context, Poll};
 
 use crate::poll_report::Unbound;
-use crate::scheduler::action::Action;
+use crate::ports::event::Action;
 
 /// An action that only says which event it is.
 pub(in crate::scheduler) struct Tagged(pub(in crate::scheduler) u32);

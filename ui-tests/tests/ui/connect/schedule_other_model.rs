@@ -17,7 +17,7 @@ impl Timer {
     #[input]
     pub fn arm(&mut self, cx: &mut Context<Self>) {
         // A context schedules on its own model only.
-        cx.schedule_in(Duration::from_secs(1), Lamp::ports().switch, true).unwrap();
+        cx.schedule(Duration::from_secs(1), Lamp::ports().switch, true).unwrap();
     }
 }
 

@@ -1,4 +1,4 @@
-//! The priority queue of scheduled events.
+//! The heap of scheduled events: the schedule's priority queue.
 //!
 //! Events are ordered by [`EventOrder`]: time first, then origin (the bench
 //! before the models, models in the order they were added), then the
@@ -6,11 +6,9 @@
 //! the origin itself, never by thread timing, so the order of same-time
 //! events is the same on every run and with any number of threads.
 //!
-//! The queue also keeps, per model origin, one spare action: the box of an
-//! event of that model that has fired, handed back by the simulation so that
-//! the model's next event reuses it instead of allocating (see
-//! [`Event::recycled`](super::Event::recycled)). A model that schedules one
-//! event per step thus allocates nothing once running.
+//! The queue also keeps, per model origin, the fired event boxes handed
+//! back under its lock, for the models' next events to reuse (see
+//! [`spare`](super::spare)).
 //!
 //! An entry is kept small (the period of a periodic event lives in its
 //! action) because the heap moves entries on every push and pop.
@@ -28,8 +26,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::action::Action;
 use super::key::EventKey;
+use super::spare::Spares;
+use crate::ports::event::Action;
 use crate::time::SimTime;
 
 /// Who scheduled an event: the bench, or model number `n` (add order).
@@ -90,8 +89,8 @@ impl Ord for Entry {
 /// The heap length below which it is never compacted.
 pub(crate) const COMPACT_MIN: usize = 1024;
 
-/// A min-queue of scheduled events, with spare actions for reuse.
-pub(crate) struct EventQueue {
+/// A min-heap of scheduled events, with spare actions for reuse.
+pub(crate) struct EventHeap {
     /// The events, earliest on top.
     heap: BinaryHeap<Entry>,
     /// The heap length at which its cancelled entries are dropped next:
@@ -102,9 +101,9 @@ pub(crate) struct EventQueue {
     pub(crate) spares: Spares,
 }
 
-impl Default for EventQueue {
+impl Default for EventHeap {
     fn default() -> Self {
-        EventQueue {
+        EventHeap {
             heap: BinaryHeap::new(),
             compact_at: COMPACT_MIN,
             spares: Spares::default(),
@@ -112,7 +111,7 @@ impl Default for EventQueue {
     }
 }
 
-impl EventQueue {
+impl EventHeap {
     /// Adds an event.
     #[inline]
     pub(crate) fn push(&mut self, entry: Entry) {
@@ -182,7 +181,7 @@ impl EventQueue {
         self.heap.len()
     }
 
-    /// Like [`pop_due`](EventQueue::pop_due), after moving the events of
+    /// Like [`pop_due`](EventHeap::pop_due), after moving the events of
     /// `incoming` (not yet queued) to the queue, but a single incoming
     /// event earlier than every queued one — a model's next tick — goes
     /// straight to `due` without passing through the heap.
@@ -203,7 +202,7 @@ impl EventQueue {
         self.merge_and_pop_due(limit, incoming, due)
     }
 
-    /// The general case of [`pop_due_with`](EventQueue::pop_due_with).
+    /// The general case of [`pop_due_with`](EventHeap::pop_due_with).
     #[inline(never)]
     fn merge_and_pop_due(
         &mut self,
@@ -223,58 +222,6 @@ impl EventQueue {
         self.pop_due(limit, due)
     }
 }
-
-/// One fired action per model origin (indexed by origin), for that model's
-/// next event to reuse.
-#[derive(Default)]
-pub(crate) struct Spares {
-    /// The actions by origin.
-    by_origin: Vec<Option<Box<dyn Action>>>,
-}
-
-impl Spares {
-    /// Keeps `action`, which has fired, as the spare of `origin` if it has
-    /// none; otherwise hands it back, for the caller to drop outside any
-    /// lock (a drop may release a mailbox and the messages it still holds).
-    #[inline]
-    pub(crate) fn put(
-        &mut self,
-        origin: Origin,
-        action: Box<dyn Action>,
-    ) -> Option<Box<dyn Action>> {
-        // One bounds check on the common path; the slot is made once.
-        match self.by_origin.get_mut(origin as usize) {
-            Some(Some(_)) => Some(action),
-            Some(empty) => {
-                *empty = Some(action);
-                None
-            }
-            None => self.put_first(origin, action),
-        }
-    }
-
-    /// [`put`](Spares::put) for an origin without a slot yet (once per
-    /// origin): makes one, holding `action`.
-    #[cold]
-    #[inline(never)]
-    fn put_first(&mut self, origin: Origin, action: Box<dyn Action>) -> Option<Box<dyn Action>> {
-        let index = origin as usize;
-        self.by_origin.resize_with(index + 1, || None);
-        self.by_origin[index] = Some(action);
-        None
-    }
-
-    /// Takes the spare action of `origin`, if any.
-    pub(crate) fn take(&mut self, origin: Origin) -> Option<Box<dyn Action>> {
-        self.by_origin
-            .get_mut(origin as usize)
-            .and_then(Option::take)
-    }
-}
-
-/// A fired action of a model's event, on its way back to the queue as
-/// that model's spare: the origin that scheduled it, and the action.
-pub(crate) type Fired = Option<(Origin, Box<dyn Action>)>;
 
 #[cfg(all(test, not(causim_loom)))]
 mod tests;

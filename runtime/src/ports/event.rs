@@ -1,9 +1,14 @@
-//! What a scheduled event does when its time comes: deliver a message.
+//! Events: a value bound for an input port, or for every connection of an
+//! event source, and what delivering it does.
 //!
-//! Scheduled events are type-erased (`Box<dyn Action>`): the queue holds
+//! An event is port-shaped: it knows its recipients and how to push to
+//! them, like an output does. The scheduler only orders events in time and
+//! fires them when they are due; it never looks inside one.
+//!
+//! Events are type-erased (`Box<dyn Action>`): the scheduler's queue holds
 //! events for every model type. A new event allocates its box; an event a
 //! model schedules from its context reuses the box of one of its events
-//! that has fired ([`Event::recycled`]), so a model's steady stream of
+//! that has fired (see `scheduler::spare`), so a model's steady stream of
 //! events allocates nothing.
 
 use std::any::Any;
@@ -12,19 +17,20 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use super::fanout::FanoutSend;
+use super::target::{describe_input, Target};
+use super::{EventSource, InputFor, InputPort};
 use crate::mailbox::channel::Pushed;
 use crate::mailbox::{Address, IntoAddress};
 use crate::model::Model;
 use crate::poll_report::Unbound;
-use crate::ports::fanout::FanoutSend;
-use crate::ports::target::{describe_input, Target};
-use crate::ports::{EventSource, InputFor, InputPort};
 
 /// A deliverable event.
 ///
 /// `Any` is a supertrait so that a `dyn Action` upcasts to `dyn Any` (one
-/// load from its table) to be downcast for reuse, rather than through a
-/// method of its own (one dynamic call more per reused box).
+/// load from its table) to be downcast for reuse (`scheduler::spare`),
+/// rather than through a method of its own (one dynamic call more per
+/// reused box).
 pub(crate) trait Action: Any + Send {
     /// Delivers the event; `Pending` while the recipient's mailbox is full.
     /// A periodic action can fire again after completing.
@@ -45,7 +51,7 @@ pub(crate) trait Action: Any + Send {
 }
 
 /// A one-shot event for an input port: one message to one mailbox.
-struct OnceAction<M: Model, T> {
+pub(crate) struct OnceAction<M: Model, T> {
     /// The recipient.
     address: Address<M>,
     /// The input.
@@ -124,7 +130,7 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
 impl<M: Model, T: Send + 'static> OnceAction<M, T> {
     /// Makes this (fired) action deliver `payload` to `port` of the model
     /// at `address`, keeping its address if it is the same mailbox.
-    fn refill(&mut self, port: InputPort<M, T>, payload: T, address: &Address<M>) {
+    pub(crate) fn refill(&mut self, port: InputPort<M, T>, payload: T, address: &Address<M>) {
         if !Arc::ptr_eq(self.address.channel(), address.channel()) {
             self.address = address.clone();
         }
@@ -216,26 +222,6 @@ impl Event {
                 payload: Some(payload),
             }),
         }
-    }
-
-    /// Like [`new`](Event::new), reusing `spare` (an action that has fired)
-    /// if it is a one-shot event of the same port type; otherwise `spare`
-    /// is dropped and a new box allocated.
-    #[inline]
-    pub(crate) fn recycled<M: Model, T: Send + 'static>(
-        spare: Option<Box<dyn Action>>,
-        port: InputPort<M, T>,
-        payload: T,
-        address: &Address<M>,
-    ) -> Self {
-        if let Some(mut action) = spare {
-            let any: &mut dyn Any = &mut *action;
-            if let Some(once) = any.downcast_mut::<OnceAction<M, T>>() {
-                once.refill(port, payload, address);
-                return Event { action };
-            }
-        }
-        Event::new(port, payload, address)
     }
 
     /// A periodic action delivering a clone of `payload` every `period`.

@@ -1,5 +1,4 @@
-//! The event queue: order of same-time events, limits, cancellation and
-//! the spare actions.
+//! The event heap: order of same-time events, limits and cancellation.
 
 use super::*;
 use crate::scheduler::tests::tagged::{tag, Tagged};
@@ -18,10 +17,10 @@ fn entry(secs: u64, origin: Origin, seq: u64, tag: u32, key: Option<EventKey>) -
 }
 
 /// Pops every time step, returning the tags in delivery order.
-fn drain(queue: &mut EventQueue) -> Vec<Vec<u32>> {
+fn drain(heap: &mut EventHeap) -> Vec<Vec<u32>> {
     let mut steps = Vec::new();
     let mut due = Vec::new();
-    while queue.pop_due(SimTime::MAX, &mut due).is_some() {
+    while heap.pop_due(SimTime::MAX, &mut due).is_some() {
         steps.push(due.drain(..).map(|mut e| tag(&mut e.action)).collect());
     }
     steps
@@ -35,74 +34,55 @@ fn entries_stay_small() {
 
 #[test]
 fn same_time_events_come_by_origin_then_sequence() {
-    let mut queue = EventQueue::default();
+    let mut heap = EventHeap::default();
     // Pushed in scrambled order.
-    queue.push(entry(2, 1, 0, 5, None));
-    queue.push(entry(1, 2, 0, 3, None));
-    queue.push(entry(1, 1, 1, 2, None));
-    queue.push(entry(1, BENCH_ORIGIN, 7, 0, None));
-    queue.push(entry(1, 1, 0, 1, None));
-    queue.push(entry(2, BENCH_ORIGIN, 0, 4, None));
-    queue.push(entry(1, 2, 1, 30, None));
-    assert_eq!(drain(&mut queue), vec![vec![0, 1, 2, 3, 30], vec![4, 5]]);
-    assert_eq!(queue.len(), 0);
+    heap.push(entry(2, 1, 0, 5, None));
+    heap.push(entry(1, 2, 0, 3, None));
+    heap.push(entry(1, 1, 1, 2, None));
+    heap.push(entry(1, BENCH_ORIGIN, 7, 0, None));
+    heap.push(entry(1, 1, 0, 1, None));
+    heap.push(entry(2, BENCH_ORIGIN, 0, 4, None));
+    heap.push(entry(1, 2, 1, 30, None));
+    assert_eq!(drain(&mut heap), vec![vec![0, 1, 2, 3, 30], vec![4, 5]]);
+    assert_eq!(heap.len(), 0);
 }
 
 #[test]
 fn nothing_is_taken_after_the_limit() {
-    let mut queue = EventQueue::default();
-    queue.push(entry(5, 1, 0, 1, None));
+    let mut heap = EventHeap::default();
+    heap.push(entry(5, 1, 0, 1, None));
     let mut due = Vec::new();
-    assert!(queue.pop_due(SimTime::from_secs(4), &mut due).is_none());
+    assert!(heap.pop_due(SimTime::from_secs(4), &mut due).is_none());
     assert!(due.is_empty());
-    assert_eq!(queue.len(), 1);
-    let time = queue.pop_due(SimTime::from_secs(5), &mut due);
+    assert_eq!(heap.len(), 1);
+    let time = heap.pop_due(SimTime::from_secs(5), &mut due);
     assert_eq!(time, Some(SimTime::from_secs(5)));
     assert_eq!(due.len(), 1);
 }
 
 #[test]
 fn cancelled_events_are_skipped_first_or_not() {
-    let mut queue = EventQueue::default();
+    let mut heap = EventHeap::default();
     let first = EventKey::new();
     let middle = EventKey::new();
-    queue.push(entry(1, 1, 0, 1, Some(first.clone())));
-    queue.push(entry(1, 1, 1, 2, None));
-    queue.push(entry(1, 1, 2, 3, Some(middle.clone())));
-    queue.push(entry(1, 1, 3, 4, None));
-    queue.push(entry(2, 1, 4, 5, Some(EventKey::new())));
+    heap.push(entry(1, 1, 0, 1, Some(first.clone())));
+    heap.push(entry(1, 1, 1, 2, None));
+    heap.push(entry(1, 1, 2, 3, Some(middle.clone())));
+    heap.push(entry(1, 1, 3, 4, None));
+    heap.push(entry(2, 1, 4, 5, Some(EventKey::new())));
     first.cancel();
     middle.cancel();
-    assert_eq!(queue.next_time(), Some(SimTime::from_secs(1)));
-    assert_eq!(drain(&mut queue), vec![vec![2, 4], vec![5]]);
-}
-
-#[test]
-fn an_origin_keeps_one_spare() {
-    let mut queue = EventQueue::default();
-    assert!(queue.spares.take(3).is_none());
-    assert!(queue.spares.put(3, Box::new(Tagged(1))).is_none());
-    // The slot is taken: the next one is handed back.
-    let mut back = queue
-        .spares
-        .put(3, Box::new(Tagged(2)))
-        .expect("handed back");
-    assert_eq!(tag(&mut back), 2);
-    // Another origin has its own slot.
-    assert!(queue.spares.put(1, Box::new(Tagged(3))).is_none());
-    let mut spare = queue.spares.take(3).expect("a spare");
-    assert_eq!(tag(&mut spare), 1);
-    assert!(queue.spares.take(3).is_none());
-    assert_eq!(queue.spares.take(1).as_mut().map(tag), Some(3));
+    assert_eq!(heap.next_time(), Some(SimTime::from_secs(1)));
+    assert_eq!(drain(&mut heap), vec![vec![2, 4], vec![5]]);
 }
 
 #[test]
 fn cancelled_events_do_not_pile_up() {
-    let mut queue = EventQueue::default();
+    let mut heap = EventHeap::default();
     // A few live events, then a long run of timeouts armed and cancelled
     // far in the future, as a cancel-heavy model does.
     for seq in 0..10 {
-        queue.push(entry(1, 1, seq, seq as u32, None));
+        heap.push(entry(1, 1, seq, seq as u32, None));
     }
     let mut most = 0;
     // Under Miri, enough to compact a few times (each push is slow there).
@@ -113,37 +93,37 @@ fn cancelled_events_do_not_pile_up() {
     };
     for seq in 10..pushes {
         let key = EventKey::new();
-        queue.push(entry(1_000_000 + seq, 2, seq, 0, Some(key.clone())));
+        heap.push(entry(1_000_000 + seq, 2, seq, 0, Some(key.clone())));
         key.cancel();
-        most = most.max(queue.len());
+        most = most.max(heap.len());
     }
-    assert!(most <= COMPACT_MIN, "the queue grew to {most} entries");
+    assert!(most <= COMPACT_MIN, "the heap grew to {most} entries");
     // Only the live events come out, in order.
-    assert_eq!(drain(&mut queue), vec![(0..10).collect::<Vec<_>>()]);
+    assert_eq!(drain(&mut heap), vec![(0..10).collect::<Vec<_>>()]);
 }
 
 #[test]
 fn compaction_keeps_the_order_of_live_events() {
-    let mut queue = EventQueue::default();
+    let mut heap = EventHeap::default();
     let mut keys = Vec::new();
     // Live events of two origins at two times, interleaved with cancelled
     // ones, enough to compact several times.
     for seq in 0..(4 * COMPACT_MIN as u64) {
         let (secs, origin) = (1 + seq % 2, 1 + (seq % 3) as Origin);
         let key = EventKey::new();
-        queue.push(entry(secs, origin, seq, seq as u32, Some(key.clone())));
+        heap.push(entry(secs, origin, seq, seq as u32, Some(key.clone())));
         if seq % 4 != 0 {
             key.cancel();
         }
         keys.push(key);
     }
-    assert!(queue.len() < 4 * COMPACT_MIN, "compacted at least once");
+    assert!(heap.len() < 4 * COMPACT_MIN, "compacted at least once");
     let mut expected: Vec<(u64, Origin, u64)> = (0..(4 * COMPACT_MIN as u64))
         .filter(|seq| seq % 4 == 0)
         .map(|seq| (1 + seq % 2, 1 + (seq % 3) as Origin, seq))
         .collect();
     expected.sort();
-    let steps = drain(&mut queue);
+    let steps = drain(&mut heap);
     let delivered: Vec<u32> = steps.into_iter().flatten().collect();
     let expected: Vec<u32> = expected.into_iter().map(|(_, _, seq)| seq as u32).collect();
     assert_eq!(delivered, expected);
