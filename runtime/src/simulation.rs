@@ -7,8 +7,8 @@
 //! model is still not idle when nothing can run, the models are deadlocked
 //! and the call reports which ones and what they wait for.
 //!
-//! Every call returns a `Result`. A model panic, a deadlock or a timeout is
-//! fatal: the call returns the error and every later call returns it again
+//! Every call returns a `Result`. A model panic, a panic of the bench's own
+//! code while an event is delivered, a deadlock or a timeout is fatal: the call returns the error and every later call returns it again
 //! without doing anything, so nothing hangs and no half-processed step is
 //! mistaken for a complete one. A halt request, a message to a mailbox that
 //! was never added, or an invalid time is reported without losing state.
