@@ -25,11 +25,9 @@ impl Burster {
     }
 }
 
-#[test]
-fn burst_into_a_capacity_one_mailbox_arrives_complete_and_in_order() {
-    const N: u32 = 200;
-    let log = Log::new();
-    let sink = Mailbox::with_capacity(1);
+/// Runs a bench in which a `Burster` sends `n` values at once into `sink`,
+/// a `Recorder` logging into `log`.
+fn burst_into(sink: Mailbox<Recorder<u32>>, n: u32, log: &Log<u32>) {
     let mut burster = Burster {
         out: Output::new(),
         log: log.clone(),
@@ -38,12 +36,20 @@ fn burst_into_a_capacity_one_mailbox_arrives_complete_and_in_order() {
     let mbox = Mailbox::new();
     let addr = mbox.address();
     let mut simu = start(sim_init().add_model(burster, mbox, "burster").add_model(
-        Recorder::new(&log),
+        Recorder::new(log),
         sink,
         "sink",
     ));
-    simu.process_event(Burster::ports().burst, N, &addr)
+    simu.process_event(Burster::ports().burst, n, &addr)
         .unwrap();
+}
+
+#[test]
+fn burst_into_a_capacity_one_mailbox_arrives_complete_and_in_order() {
+    const N: u32 = 200;
+    let log = Log::new();
+    let sink = Mailbox::with_capacity(1);
+    burst_into(sink, N, &log);
 
     assert_eq!(log.values_of("sink"), (0..N).collect::<Vec<_>>());
     // The sender had to wait: it finished only after the receiver had
@@ -223,19 +229,6 @@ fn a_mailbox_asked_for_no_limit_gets_the_largest_ring_and_works() {
     let capacity = sink.capacity();
     assert!(capacity >= 1 << 20, "{capacity}");
     assert!(capacity < (1 << 31) - 1, "{capacity}");
-    let mut burster = Burster {
-        out: Output::new(),
-        log: log.clone(),
-    };
-    burster.out.connect(Recorder::ports().input, &sink);
-    let mbox = Mailbox::new();
-    let addr = mbox.address();
-    let mut simu = start(sim_init().add_model(burster, mbox, "burster").add_model(
-        Recorder::new(&log),
-        sink,
-        "sink",
-    ));
-    simu.process_event(Burster::ports().burst, 1000, &addr)
-        .unwrap();
+    burst_into(sink, 1000, &log);
     assert_eq!(log.values_of("sink"), (0..1000).collect::<Vec<_>>());
 }
