@@ -219,12 +219,17 @@ fn stuck_task(task: &Task) -> Option<Stuck> {
     if task.is_done() {
         return None;
     }
-    task.with_probe(|probe| {
-        (!probe.is_idle()).then(|| Stuck {
-            meta: TaskMeta::of(probe),
-            waiting: task.waiting(),
+    // SAFETY: only `Executor::stuck` calls this, when no task is active
+    // (no worker holds one), through `&Executor`, while `release_probe`
+    // needs `&mut Executor`.
+    unsafe {
+        task.with_probe(|probe| {
+            (!probe.is_idle()).then(|| Stuck {
+                meta: TaskMeta::of(probe),
+                waiting: task.waiting(),
+            })
         })
-    })
+    }
     .flatten()
 }
 

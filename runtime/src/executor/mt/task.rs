@@ -217,10 +217,13 @@ impl Task {
     /// Runs `f` on the task's probe; `None` if the executor released it
     /// (the task is finished).
     ///
-    /// Called by the worker that holds the task, or by the executor's
-    /// owner (the only one that releases probes, and only of finished
+    /// # Safety
+    ///
+    /// The caller is the worker that holds the task, or the executor's
+    /// owner while no [`release_probe`](Task::release_probe) runs (the
+    /// owner is the only one that releases probes, and only of finished
     /// tasks, which no worker holds).
-    pub(crate) fn with_probe<R>(
+    pub(crate) unsafe fn with_probe<R>(
         &self,
         f: impl FnOnce(&std::sync::Arc<dyn TaskProbe>) -> R,
     ) -> Option<R> {

@@ -170,7 +170,8 @@ pub(crate) fn run_task(worker: &WorkerContext, queued: TaskRef) {
     let report = poll_report::take();
     if let Some(unbound) = report.unbound {
         // A held task always has its probe: only finished tasks lose it.
-        let sender = task.with_probe(|probe| probe.name()).unwrap_or_default();
+        // SAFETY: this worker holds the task.
+        let sender = unsafe { task.with_probe(|probe| probe.name()) }.unwrap_or_default();
         worker.shared.file_unbound(sender, unbound);
     }
     match outcome {
@@ -190,7 +191,8 @@ pub(crate) fn run_task(worker: &WorkerContext, queued: TaskRef) {
             let message = panic_message(&*payload);
             let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
             // Held, so it has its probe (see above).
-            if let Some(meta) = task.with_probe(TaskMeta::of) {
+            // SAFETY: this worker still holds the task (`retire` follows).
+            if let Some(meta) = unsafe { task.with_probe(TaskMeta::of) } {
                 worker.shared.fail(meta, message);
             }
             retire(task);
