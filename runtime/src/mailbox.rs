@@ -11,6 +11,7 @@
 //!   [`SimulationError::NoRecipient`](crate::SimulationError::NoRecipient).
 
 pub(crate) mod channel;
+pub(crate) mod overflow;
 pub(crate) mod queue;
 mod wait_list;
 

@@ -22,13 +22,14 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
-use std::task::{Context as TaskContext, Poll, Waker};
+use std::task::{Context as TaskContext, Waker};
 use std::time::{Duration, Instant};
 
 pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
 
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
+use crate::mailbox::overflow::BenchDelivery;
 use crate::mailbox::IntoAddress;
 use crate::poll_report::{self, Blocker};
 use crate::ports::event::{Action, Event};
@@ -206,7 +207,7 @@ impl Simulation {
         let deadline = self.deadline();
         let _driving = self.drive();
         let mut action = event.action;
-        self.deliver(&mut *action, deadline)?;
+        self.deliver(&mut *action)?;
         self.settle(deadline)?;
         self.check_unbound()?;
         self.check_halt()
@@ -342,15 +343,15 @@ impl Simulation {
 
     /// Processes the time step of the events in [`due`](Simulation::due).
     ///
-    /// The step's layers (this, `deliver_due`, `fire_while_room`,
-    /// `file_delivered`, `settle`, and the executor's `enter` and `run`
+    /// The step's layers (this, `deliver_due`, `file_delivered`, `settle`,
+    /// and the executor's `enter` and `run`
     /// dispatch) are forced inline into the loop that calls them: each call
     /// cost register saves and restores on every step, a measurable share
     /// of a step of one event (see `docs/benchmarks.md`, "Measurements
     /// behind code decisions").
     #[inline(always)]
     fn process_due(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
-        let outcome = self.deliver_due(deadline);
+        let outcome = self.deliver_due();
         if outcome.is_ok() {
             self.file_delivered();
         }
@@ -361,49 +362,34 @@ impl Simulation {
         self.check_unbound()
     }
 
-    /// Delivers [`due`](Simulation::due) in order: as many as their
-    /// mailboxes take in one go, then, from the first whose recipient's
-    /// mailbox is full, the models run until it has room and delivery
-    /// resumes with it.
-    #[inline(always)]
-    fn deliver_due(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
-        let mut next = self.fire_while_room(0)?;
-        while next < self.due.len() {
-            // The recipient must take a message first; if it cannot, the
-            // models are stuck and `settle` says so.
-            self.settle(deadline)?;
-            next = self.fire_while_room(next)?;
-        }
-        Ok(())
-    }
-
-    /// Fires the due events from index `from` in order until one finds
-    /// its recipient's mailbox full; returns the index of that one (the
-    /// number of due events if none did). They are all fired as part of
-    /// the executor (entered once), so that their recipients are queued on
-    /// this thread and run here first.
+    /// Delivers [`due`](Simulation::due) in key order, all of them before
+    /// any model runs (the same-time rule): as part of the executor
+    /// (entered once), so that their recipients are queued on this thread
+    /// and run here first, and as the bench's delivery, which never waits
+    /// for room (a full mailbox takes the rest in its overflow; see
+    /// `mailbox/overflow.rs`).
     ///
     /// Firing runs the bench's code (an `EventSource`'s mapping closures,
     /// a payload's `Clone`): a panic there is caught, once for the whole
     /// loop, and reported as [`SimulationError::EventPanic`].
     #[inline(always)]
-    fn fire_while_room(&mut self, from: usize) -> Result<usize, SimulationError> {
+    fn deliver_due(&mut self) -> Result<(), SimulationError> {
         let mut cx = TaskContext::from_waker(Waker::noop());
         let due = &mut self.due;
-        let mut next = from;
+        let mut next = 0;
         let fired = self.executor.enter(|| {
+            let _bench = BenchDelivery::begin();
             catch_unwind(AssertUnwindSafe(|| {
                 while let Some(entry) = due.get_mut(next) {
-                    if entry.action.poll_fire(&mut cx).is_pending() {
-                        break;
-                    }
+                    let fired = entry.action.poll_fire(&mut cx);
+                    debug_assert!(fired.is_ready(), "the bench's delivery never waits");
                     next += 1;
                 }
             }))
         });
         self.note_unbound_from_bench();
         match fired {
-            Ok(()) => Ok(next),
+            Ok(()) => Ok(()),
             Err(payload) => {
                 let event = self.due[next].action.describe();
                 Err(self.event_panicked(event, payload))
@@ -459,30 +445,24 @@ impl Simulation {
         }
     }
 
-    /// Delivers one event from the bench, running the models while the
-    /// recipient's mailbox is full.
-    fn deliver(
-        &mut self,
-        action: &mut dyn Action,
-        deadline: Option<Instant>,
-    ) -> Result<(), SimulationError> {
+    /// Delivers one event from the bench, before any model runs: like the
+    /// due events of a step, it never waits for room (see
+    /// [`deliver_due`](Simulation::deliver_due)).
+    fn deliver(&mut self, action: &mut dyn Action) -> Result<(), SimulationError> {
         let mut cx = TaskContext::from_waker(Waker::noop());
-        loop {
-            // As part of the executor, so that the recipient is queued on
-            // this thread and runs here first; the bench's code it runs may
-            // panic.
-            let poll = self
-                .executor
-                .enter(|| catch_unwind(AssertUnwindSafe(|| action.poll_fire(&mut cx))));
-            self.note_unbound_from_bench();
-            match poll {
-                Ok(Poll::Ready(())) => return Ok(()),
-                Ok(Poll::Pending) => {}
-                Err(payload) => return Err(self.event_panicked(action.describe(), payload)),
+        // As part of the executor, so that the recipient is queued on this
+        // thread and runs here first; the bench's code it runs may panic.
+        let fired = self.executor.enter(|| {
+            let _bench = BenchDelivery::begin();
+            catch_unwind(AssertUnwindSafe(|| action.poll_fire(&mut cx)))
+        });
+        self.note_unbound_from_bench();
+        match fired {
+            Ok(poll) => {
+                debug_assert!(poll.is_ready(), "the bench's delivery never waits");
+                Ok(())
             }
-            // The recipient must take a message first; if it cannot, the
-            // models are stuck and `settle` says so.
-            self.settle(deadline)?;
+            Err(payload) => Err(self.event_panicked(action.describe(), payload)),
         }
     }
 

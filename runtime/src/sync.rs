@@ -13,8 +13,11 @@
 //! instrumented stand-ins (see `stand_in`), so that loom sees every
 //! hand-over between threads.
 
+mod lazy_box;
 #[cfg(causim_loom)]
 mod stand_in;
+
+pub(crate) use lazy_box::LazyBox;
 
 use std::sync::{LockResult, PoisonError};
 

@@ -160,3 +160,130 @@ fn models_events_are_delivered_in_model_add_order() {
         names
     );
 }
+
+/// Twenty events due at one time for a `receiver`, plus one for a relay
+/// that is delivered first and forwards a message to the receiver: the
+/// message is caused at that time, so it comes after all twenty, whatever
+/// the receiver's mailbox capacity and the thread count.
+fn relayed_after_due_events(capacity: usize) -> Vec<String> {
+    let log = Log::new();
+    let receiver = Mailbox::with_capacity(capacity);
+    let to_receiver = receiver.address();
+    let relay = Mailbox::new();
+    let to_relay = relay.address();
+    let mut forwarder = Forwarder::<String>::new();
+    forwarder
+        .out
+        .connect(Recorder::<String>::ports().input, &to_receiver);
+    let mut simu = start(sim_init().add_model(forwarder, relay, "relay").add_model(
+        Recorder::<String>::new(&log),
+        receiver,
+        "receiver",
+    ));
+    let scheduler = simu.scheduler();
+    // Scheduled first, so delivered first: the relay could run before the
+    // receiver's events are all in.
+    scheduler
+        .schedule(
+            t(1),
+            Forwarder::<String>::ports().input,
+            "relayed".to_string(),
+            &to_relay,
+        )
+        .unwrap();
+    for i in 0..20 {
+        scheduler
+            .schedule(
+                t(1),
+                Recorder::<String>::ports().input,
+                format!("D{i}"),
+                &to_receiver,
+            )
+            .unwrap();
+    }
+    simu.step().unwrap();
+    assert_eq!(simu.time(), t(1));
+    log.values_of("receiver")
+}
+
+/// The twenty due events, then the relayed message.
+fn due_then_relayed() -> Vec<String> {
+    let mut expected: Vec<String> = (0..20).map(|i| format!("D{i}")).collect();
+    expected.push("relayed".to_string());
+    expected
+}
+
+#[test]
+fn due_events_come_before_a_message_caused_at_their_time_in_a_small_mailbox() {
+    for capacity in [1, 4] {
+        assert_eq!(
+            relayed_after_due_events(capacity),
+            due_then_relayed(),
+            "capacity {capacity}"
+        );
+    }
+}
+
+#[test]
+fn due_events_come_before_a_message_caused_at_their_time_in_a_large_mailbox() {
+    for capacity in [64, 1024] {
+        // Many runs: on several threads the relay would win a race, not
+        // every time.
+        for _ in 0..50 {
+            assert_eq!(
+                relayed_after_due_events(capacity),
+                due_then_relayed(),
+                "capacity {capacity}"
+            );
+        }
+    }
+}
+
+/// The same rule for the events of an `EventSource` (a mapped connection)
+/// and for a periodic event: the bench's delivery never waits for room.
+#[test]
+fn source_and_periodic_events_all_arrive_before_messages_caused_then() {
+    let log = Log::new();
+    let receiver = Mailbox::with_capacity(2);
+    let to_receiver = receiver.address();
+    let relay = Mailbox::new();
+    let to_relay = relay.address();
+    let mut forwarder = Forwarder::<String>::new();
+    forwarder
+        .out
+        .connect(Recorder::<String>::ports().input, &to_receiver);
+    let mut source = EventSource::<u32>::new();
+    source.map_connect(
+        |n: u32| format!("S{n}"),
+        Recorder::<String>::ports().input,
+        &to_receiver,
+    );
+    let mut simu = start(sim_init().add_model(forwarder, relay, "relay").add_model(
+        Recorder::<String>::new(&log),
+        receiver,
+        "receiver",
+    ));
+    let scheduler = simu.scheduler();
+    let relay_input = Forwarder::<String>::ports().input;
+    scheduler
+        .schedule_periodic(t(1), secs(1), relay_input, "relayed".to_string(), &to_relay)
+        .unwrap();
+    scheduler
+        .schedule_periodic(
+            t(1),
+            secs(1),
+            Recorder::<String>::ports().input,
+            "P".to_string(),
+            &to_receiver,
+        )
+        .unwrap();
+    for n in 0..6 {
+        scheduler.schedule_event(t(2), source.event(n)).unwrap();
+    }
+    simu.step_until(t(2)).unwrap();
+    let expected: Vec<&str> = vec![
+        "P", "relayed", // t = 1
+        "P", "S0", "S1", "S2", "S3", "S4", "S5", "relayed", // t = 2
+    ];
+    assert_eq!(log.values_of("receiver"), expected);
+}

@@ -124,10 +124,16 @@ impl Executor {
         }
     }
 
-    /// Runs `f` as worker 0: tasks it wakes go to this thread's queue.
+    /// Runs `f` as worker 0: tasks it wakes go to this thread's queue once
+    /// `f` has returned, so that no other worker can take one and poll it
+    /// while `f` still delivers (the same-time rule: every event of the
+    /// bench's delivery is in its mailbox before any model runs).
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
         let _installed = worker_context::install(&self.shared, 0, &mut self.main);
-        f()
+        worker_context::with(|caller| caller.map(WorkerContext::hold_wakes));
+        let outcome = f();
+        worker_context::with(|caller| caller.map(WorkerContext::queue_held));
+        outcome
     }
 
     /// Polls tasks, with the workers, until none is active, a task panics,

@@ -21,10 +21,16 @@
 //! ([`Channel::try_push_with`]): the message is only built once a slot is
 //! claimed, so a full queue hands the argument back intact and mapping
 //! closures run exactly once per delivered message.
+//!
+//! The bench's own deliveries never wait: while it delivers, a message
+//! that finds the queue full goes to the channel's [`Overflow`] and holds
+//! the queue until the consumer has read it (see `overflow.rs`, which
+//! keeps the same-time rule).
 
 use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
+use super::overflow::{self, Overflow};
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
 use crate::name::Name;
@@ -69,6 +75,9 @@ pub(crate) struct Channel<T> {
     /// The consumer's waker, while it waits on an empty queue (on the
     /// multi-threaded executor).
     consumer: DiatomicWaker,
+    /// Messages the bench delivered past the queue's capacity, read after
+    /// the queue's; the queue is held while there are any.
+    overflow: Overflow<T>,
 }
 
 /// Outcome of a push attempt that did not need to wait.
@@ -93,6 +102,7 @@ impl<T> Channel<T> {
             producers: WaitList::new(),
             binding: OnceLock::new(),
             consumer: DiatomicWaker::new(),
+            overflow: Overflow::new(),
         }
     }
 
@@ -165,17 +175,44 @@ impl<T> Channel<T> {
         make: impl FnOnce(A) -> Option<T>,
         cx: &mut Context<'_>,
     ) -> Result<Pushed, A> {
+        if overflow::bench_is_delivering() {
+            return Ok(self.push_from_bench(arg, make));
+        }
         let claim = match self.claim_or_wait(cx) {
             Ok(claim) => claim,
-            // A model that no longer exists swallows messages.
-            Err(ClaimError::Closed) => return Ok(Pushed::Closed),
-            // Messages to a mailbox that was never added are a user error
-            // (the queue stays unopened until `bind`).
-            Err(ClaimError::Unopened) => return Ok(Pushed::Unbound),
-            Err(ClaimError::Full) => return Err(arg),
+            Err(ClaimError::Full | ClaimError::Held) => return Err(arg),
+            Err(other) => return Ok(Self::undeliverable(other)),
         };
         self.deliver(claim, make(arg));
         Ok(Pushed::Delivered)
+    }
+
+    /// A push by the bench while it delivers: never waits. What does not
+    /// fit in the queue (or would pass messages already in the overflow)
+    /// goes to the overflow, which holds the queue.
+    fn push_from_bench<A>(&self, arg: A, make: impl FnOnce(A) -> Option<T>) -> Pushed {
+        match self.queue.claim() {
+            Ok(claim) => self.deliver(claim, make(arg)),
+            Err(ClaimError::Full | ClaimError::Held) => {
+                if let Some(message) = make(arg) {
+                    self.overflow.push(message, || self.queue.hold());
+                    self.wake_consumer();
+                }
+            }
+            Err(other) => return Self::undeliverable(other),
+        }
+        Pushed::Delivered
+    }
+
+    /// What a push that cannot claim a slot for good reports.
+    fn undeliverable(error: ClaimError) -> Pushed {
+        match error {
+            // Messages to a mailbox that was never added are a user error
+            // (the queue stays unopened until `bind`).
+            ClaimError::Unopened => Pushed::Unbound,
+            // A model that no longer exists swallows messages.
+            _ => Pushed::Closed,
+        }
     }
 
     /// Publishes `message` in the claimed slot (`None`: a filtered value
@@ -208,7 +245,7 @@ impl<T> Channel<T> {
     /// after registering.
     fn claim_or_wait(&self, cx: &mut Context<'_>) -> Result<Claim<'_, T>, ClaimError> {
         match self.queue.claim() {
-            Err(ClaimError::Full) => {
+            Err(ClaimError::Full | ClaimError::Held) => {
                 self.producers.register(cx.waker());
                 // The consumer may have freed a slot before it saw us.
                 let retry = self.queue.claim();
@@ -254,6 +291,9 @@ impl<T> Channel<T> {
     /// As for `poll_pop`: only the single consumer may call this.
     #[inline]
     unsafe fn poll_pop_empty(&self, cx: &mut Context<'_>) -> Poll<T> {
+        if let Some(message) = self.pop_overflow() {
+            return Poll::Ready(self.after_pop(message));
+        }
         if self.local_consumer.get().is_some() {
             // On the single-threaded executor, the producers wake us
             // through the flag (see `wake_consumer`). The executor polls
@@ -268,12 +308,37 @@ impl<T> Channel<T> {
         // SAFETY: only the single consumer registers or unregisters.
         unsafe { self.consumer.register(cx.waker()) };
         // SAFETY: as above, we are the only consumer.
-        if let Some(message) = unsafe { self.queue.pop() } {
+        if let Some(message) = unsafe { self.queue.pop() }.or_else(|| self.pop_overflow()) {
             // SAFETY: only the single consumer registers or unregisters.
             unsafe { self.consumer.unregister() };
             return Poll::Ready(self.after_pop(message));
         }
         self.park(false)
+    }
+
+    /// The oldest message of the overflow, once every message of the
+    /// queue was read; releases the queue when it takes the last one.
+    ///
+    /// A look at the held mark in `tail` (on the cache line of `head`,
+    /// which the pop just read) for a queue that is not held.
+    #[inline(always)]
+    fn pop_overflow(&self) -> Option<T> {
+        if !self.queue.is_held() {
+            return None;
+        }
+        self.pop_overflow_held()
+    }
+
+    /// [`pop_overflow`](Channel::pop_overflow) of a held queue.
+    #[cold]
+    #[inline(never)]
+    fn pop_overflow_held(&self) -> Option<T> {
+        // A slot claimed before the hold and not yet published is older
+        // than the overflow: it goes first (its producer wakes us).
+        if self.queue.len() != 0 {
+            return None;
+        }
+        self.overflow.pop(|| self.queue.release())
     }
 
     /// Waits on the empty queue. `local` says whether the consumer runs on
@@ -314,12 +379,12 @@ impl<T> Channel<T> {
 
     /// True when the consumer waits on an empty queue: the model is idle.
     pub(crate) fn is_idle(&self) -> bool {
-        self.parked.load(Ordering::Acquire) && self.queue.len() == 0
+        self.parked.load(Ordering::Acquire) && self.len() == 0
     }
 
-    /// Number of queued messages.
+    /// Number of queued messages, the overflow's included.
     pub(crate) fn len(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.overflow.len()
     }
 
     /// Closes the channel when the model goes away: queued messages are
@@ -334,6 +399,7 @@ impl<T> Channel<T> {
         if self.queue.close() {
             // SAFETY: forwarded from the caller: we are the only consumer.
             unsafe { self.queue.drain_closed() };
+            self.overflow.clear();
         }
         // SAFETY: as above, we are the only consumer.
         unsafe { self.consumer.unregister() };

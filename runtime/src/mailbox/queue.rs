@@ -26,15 +26,18 @@
 //! only powers of two). The geometry is kept in 8 bytes, the capacity and
 //! the closed mark as `u32`, from which the index mask and `one_lap` are one
 //! subtraction or shift away, as cheap as loading them: a mailbox per model
-//! makes every byte count. The two bits just above the index bits of `tail`
-//! are flags: *closed* (set once, when the consumer goes away) and
+//! makes every byte count. The three bits just above the index bits of
+//! `tail` are flags: *closed* (set once, when the consumer goes away),
 //! *unopened* (set from the start until [`ArrayQueue::open`]; the mailbox
-//! opens its queue when its model is added to a bench). While either is
-//! set every claim fails, and the producer's hot path pays nothing for
-//! them: no slot's stamp ever carries a mark, so the comparison of the
-//! slot's stamp with the marked `tail` fails as if the queue were full. A
-//! send to a mailbox never added to a bench, one to a model that is gone
-//! and one to a full mailbox are told apart only on the failure path.
+//! opens its queue when its model is added to a bench) and *held* (set
+//! while the mailbox's overflow holds messages the bench delivered beyond
+//! the capacity, see `mailbox/overflow.rs`). While any is set every claim
+//! fails, and the producer's hot path pays nothing for them: no slot's
+//! stamp ever carries a mark, so the comparison of the slot's stamp with
+//! the marked `tail` fails as if the queue were full. A send to a mailbox
+//! never added to a bench, one to a model that is gone, one to a held
+//! mailbox and one to a full mailbox are told apart only on the failure
+//! path.
 //!
 //! The claim is split the same way: [`ArrayQueue::claim`] is a short
 //! inlined attempt (one load of `tail`, one of the ring pointer, one of the
@@ -62,6 +65,10 @@ pub(crate) enum ClaimError {
     Closed,
     /// The queue was never [opened](ArrayQueue::open).
     Unopened,
+    /// The queue is [held](ArrayQueue::hold): messages wait in the
+    /// mailbox's overflow, and every other producer waits as if it were
+    /// full.
+    Held,
 }
 
 /// The queue's geometry as plain integers, copied out of the queue once
@@ -69,7 +76,8 @@ pub(crate) enum ClaimError {
 ///
 /// A position's index is below `capacity`, and `index + 1` at most
 /// `capacity`, below `mark_bit`: no position or stamp (`pos`, `pos + 1`,
-/// or a position of the next lap) ever has the two mark bits set.
+/// or a position of the next lap) ever has any of the three mark bits
+/// set.
 #[derive(Clone, Copy)]
 struct Geometry {
     /// The number of slots.
@@ -91,10 +99,11 @@ impl Geometry {
         pos & self.index_mask()
     }
 
-    /// The distance between the same index in two consecutive laps.
+    /// The distance between the same index in two consecutive laps: the
+    /// bit above the three marks.
     #[inline(always)]
     fn one_lap(self) -> usize {
-        self.mark_bit << 2
+        self.mark_bit << 3
     }
 
     /// The position after `pos`, an unmarked position whose index is
@@ -234,10 +243,34 @@ impl<T> ArrayQueue<T> {
         self.mark_bit() << 1
     }
 
-    /// Both marks of `tail`: closed and unopened.
+    /// The held mark in `tail`.
+    #[inline]
+    fn held_bit(&self) -> usize {
+        self.mark_bit() << 2
+    }
+
+    /// The marks of `tail`: closed, unopened and held.
     #[inline]
     fn flag_bits(&self) -> usize {
-        self.mark_bit() | self.unopened_bit()
+        self.mark_bit() | self.unopened_bit() | self.held_bit()
+    }
+
+    /// Turns every claim away with [`ClaimError::Held`] until
+    /// [`release`](ArrayQueue::release): the mailbox's overflow holds
+    /// messages that must be read before any later one.
+    pub(crate) fn hold(&self) {
+        self.tail.fetch_or(self.held_bit(), Ordering::SeqCst);
+    }
+
+    /// Lets producers claim slots again after [`hold`](ArrayQueue::hold).
+    pub(crate) fn release(&self) {
+        self.tail.fetch_and(!self.held_bit(), Ordering::SeqCst);
+    }
+
+    /// True while the queue is [held](ArrayQueue::hold).
+    #[inline(always)]
+    pub(crate) fn is_held(&self) -> bool {
+        self.tail.load(Ordering::Acquire) & self.held_bit() != 0
     }
 
     /// `tail` without its marks: a position.
@@ -405,6 +438,9 @@ impl<T> ArrayQueue<T> {
         loop {
             if tail & self.mark_bit() != 0 {
                 return Err(ClaimError::Closed);
+            }
+            if tail & self.held_bit() != 0 {
+                return Err(ClaimError::Held);
             }
             let slot = &ring[self.index(tail)];
             let stamp = slot.stamp.load(Ordering::Acquire);

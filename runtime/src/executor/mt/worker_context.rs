@@ -42,6 +42,12 @@ pub(crate) struct WorkerContext {
     pub(crate) next_streak: Cell<u32>,
     /// True while this worker polls a task.
     pub(crate) polling: Cell<bool>,
+    /// True while worker 0 delivers the bench's events (see
+    /// [`hold_wakes`](WorkerContext::hold_wakes)).
+    holding: Cell<bool>,
+    /// The tasks woken while `holding`, kept out of every queue another
+    /// worker can take from; an empty buffer otherwise.
+    held: RefCell<Vec<TaskRef>>,
 }
 
 /// A worker's queue and lease while no thread works as that worker (for
@@ -51,12 +57,19 @@ pub(crate) struct VacantWorker {
     pub(crate) local: Worker<TaskRef>,
     /// True if the lease is held (tasks are queued in `local`).
     pub(crate) busy: bool,
+    /// The empty buffer for [`WorkerContext::hold_wakes`], kept with its
+    /// capacity between calls.
+    pub(crate) held_buffer: Vec<TaskRef>,
 }
 
 impl VacantWorker {
     /// A home for `local`, with no lease.
     pub(crate) fn new(local: Worker<TaskRef>) -> Self {
-        VacantWorker { local, busy: false }
+        VacantWorker {
+            local,
+            busy: false,
+            held_buffer: Vec::new(),
+        }
     }
 
     /// Queues `task` from outside the worker (spawning), taking the lease
@@ -106,12 +119,41 @@ impl WorkerContext {
     /// queue waiting.
     pub(crate) fn wake_here(&self, task: TaskRef) {
         if !self.polling.get() {
-            return self.push_local(task);
+            return self.queue_unpolled(task);
         }
         // The lease held for the poll covers the slot.
         if let Some(previous) = self.next.replace(Some(task)) {
             self.push_local(previous);
         }
+    }
+
+    /// Queues `task`, woken outside a poll: held back while the bench
+    /// delivers, else in the queue.
+    fn queue_unpolled(&self, task: TaskRef) {
+        if self.holding.get() {
+            self.held.borrow_mut().push(task);
+        } else {
+            self.push_local(task);
+        }
+    }
+
+    /// Keeps the tasks woken from now on out of the queues until
+    /// [`queue_held`](WorkerContext::queue_held): the bench is about to
+    /// deliver events, and no model may run before every one of them is
+    /// in its mailbox (the same-time rule). A task in this worker's queue
+    /// could be stolen and polled by another worker mid-delivery.
+    pub(crate) fn hold_wakes(&self) {
+        self.holding.set(true);
+    }
+
+    /// Queues the tasks held since [`hold_wakes`](WorkerContext::hold_wakes),
+    /// in the order they were woken; wakes are queued at once again.
+    pub(crate) fn queue_held(&self) {
+        self.holding.set(false);
+        // The buffer keeps its capacity for the next delivery.
+        let mut held = std::mem::take(&mut *self.held.borrow_mut());
+        held.drain(..).for_each(|task| self.push_local(task));
+        *self.held.borrow_mut() = held;
     }
 
     /// The task in the `next` slot, unless the streak is at its cap (the
@@ -182,6 +224,8 @@ pub(crate) fn install<'a>(
         next: Cell::new(None),
         next_streak: Cell::new(0),
         polling: Cell::new(false),
+        holding: Cell::new(false),
+        held: RefCell::new(home.held_buffer),
     });
     let previous = CONTEXT.with(|c| std::mem::replace(&mut *c.borrow_mut(), context));
     Installed { previous, home }
@@ -209,10 +253,13 @@ impl Drop for Installed<'_> {
             if let Some(task) = context.next.take() {
                 context.push_local(task);
             }
+            // So do tasks held by a delivery that unwound.
+            context.queue_held();
         }
         *self.home = context.map(|c| VacantWorker {
             local: c.local,
             busy: c.busy.get(),
+            held_buffer: c.held.into_inner(),
         });
     }
 }

@@ -85,8 +85,9 @@ fn the_packed_geometry_matches_the_capacity() {
         assert_eq!(queue.capacity(), capacity);
         assert_eq!(queue.mark_bit(), mark_bit, "capacity {capacity}");
         assert_eq!(queue.geometry().index_mask(), mark_bit - 1);
-        assert_eq!(queue.one_lap(), mark_bit << 2);
+        assert_eq!(queue.one_lap(), mark_bit << 3);
         assert_eq!(queue.unopened_bit(), mark_bit << 1);
+        assert_eq!(queue.held_bit(), mark_bit << 2);
     }
     assert_eq!(ArrayQueue::<u32>::new(0).capacity(), 1, "at least one slot");
 }
@@ -98,7 +99,7 @@ fn a_capacity_above_the_geometrys_maximum_is_clamped() {
         let queue = ArrayQueue::<u32>::with_slots(capacity);
         assert_eq!(queue.capacity(), MAX_CAPACITY);
         assert_eq!(queue.mark_bit(), 1 << 31);
-        assert_eq!(queue.one_lap(), 1 << 33);
+        assert_eq!(queue.one_lap(), 1 << 34);
         assert_eq!(queue.claim().err(), Some(ClaimError::Unopened));
         assert!(queue.close());
     }
@@ -199,4 +200,30 @@ fn a_closed_queue_refuses_claims_before_allocating() {
     assert!(queue.ring().is_none());
     // SAFETY: this test is the only consumer.
     unsafe { queue.drain_closed() };
+}
+
+#[test]
+fn a_held_queue_turns_claims_away_until_released() {
+    let queue = ArrayQueue::<u32>::new(4);
+    queue.open();
+    queue.claim().expect("room").write(Some(1));
+    queue.hold();
+    assert!(queue.is_held());
+    assert_eq!(
+        queue.claim().err(),
+        Some(ClaimError::Held),
+        "room, but held"
+    );
+    assert_eq!(queue.len(), 1, "the mark is not a position");
+    // SAFETY: the test is the queue's only consumer.
+    assert_eq!(unsafe { queue.pop() }, Some(1));
+    queue.release();
+    assert!(!queue.is_held());
+    queue.claim().expect("released").write(Some(2));
+    // SAFETY: as above.
+    assert_eq!(unsafe { queue.pop() }, Some(2));
+    // Closing wins over holding.
+    queue.hold();
+    assert!(queue.close());
+    assert_eq!(queue.claim().err(), Some(ClaimError::Closed));
 }

@@ -1,0 +1,115 @@
+//! Unit tests of a channel's overflow: the bench's delivery past the
+//! capacity, the hold on other producers, and the release.
+
+use std::task::{Context, Poll, Waker};
+
+use super::BenchDelivery;
+use crate::mailbox::channel::{Channel, Pushed};
+use crate::name::Name;
+
+/// A bound channel of `capacity`.
+fn channel(capacity: usize) -> Channel<u32> {
+    let channel = Channel::new(capacity);
+    channel.bind(Name::from("test"));
+    channel
+}
+
+/// One push attempt, as a model's send would make it.
+fn try_push(channel: &Channel<u32>, value: u32) -> Result<Pushed, u32> {
+    let mut cx = Context::from_waker(Waker::noop());
+    channel.try_push_with(value, Some, &mut cx)
+}
+
+/// Polls the channel once, as its single consumer.
+fn poll(channel: &Channel<u32>) -> Poll<u32> {
+    let mut cx = Context::from_waker(Waker::noop());
+    // SAFETY: the test is the channel's only consumer.
+    unsafe { channel.poll_pop(&mut cx) }
+}
+
+#[test]
+fn the_bench_delivers_past_the_capacity_in_order() {
+    let channel = channel(4);
+    {
+        let _bench = BenchDelivery::begin();
+        for value in 0..20 {
+            assert_eq!(try_push(&channel, value), Ok(Pushed::Delivered));
+        }
+    }
+    assert_eq!(channel.len(), 20);
+    for value in 0..20 {
+        assert_eq!(poll(&channel), Poll::Ready(value));
+    }
+    assert_eq!(poll(&channel), Poll::Pending);
+    assert!(channel.is_idle());
+}
+
+#[test]
+fn other_producers_wait_until_the_overflow_is_read() {
+    let channel = channel(2);
+    {
+        let _bench = BenchDelivery::begin();
+        (0..5).for_each(|value| assert_eq!(try_push(&channel, value), Ok(Pushed::Delivered)));
+    }
+    // Held: a model's send waits, even once the ring has room.
+    assert_eq!(try_push(&channel, 100), Err(100));
+    assert_eq!(poll(&channel), Poll::Ready(0));
+    assert_eq!(
+        try_push(&channel, 100),
+        Err(100),
+        "the overflow is not read yet"
+    );
+    (1..5).for_each(|value| assert_eq!(poll(&channel), Poll::Ready(value)));
+    // Released with the last message of the overflow.
+    assert_eq!(try_push(&channel, 100), Ok(Pushed::Delivered));
+    assert_eq!(poll(&channel), Poll::Ready(100));
+}
+
+#[test]
+fn a_bench_push_behind_the_overflow_waits_its_turn() {
+    let channel = channel(2);
+    let _bench = BenchDelivery::begin();
+    (0..3).for_each(|value| assert_eq!(try_push(&channel, value), Ok(Pushed::Delivered)));
+    // The ring has room again, but 2 is still in the overflow.
+    assert_eq!(poll(&channel), Poll::Ready(0));
+    assert_eq!(try_push(&channel, 3), Ok(Pushed::Delivered));
+    (1..4).for_each(|value| assert_eq!(poll(&channel), Poll::Ready(value)));
+}
+
+#[test]
+fn models_sends_never_overflow() {
+    let channel = channel(1);
+    assert_eq!(try_push(&channel, 1), Ok(Pushed::Delivered));
+    assert_eq!(try_push(&channel, 2), Err(2));
+    assert_eq!(channel.len(), 1);
+}
+
+#[test]
+fn closing_drops_the_overflow_and_later_sends_are_no_ops() {
+    let channel = channel(1);
+    {
+        let _bench = BenchDelivery::begin();
+        (0..3).for_each(|value| assert_eq!(try_push(&channel, value), Ok(Pushed::Delivered)));
+    }
+    // SAFETY: the test is the channel's only consumer.
+    unsafe { channel.close() };
+    assert_eq!(channel.len(), 0);
+    assert_eq!(try_push(&channel, 9), Ok(Pushed::Closed));
+    let _bench = BenchDelivery::begin();
+    assert_eq!(try_push(&channel, 9), Ok(Pushed::Closed));
+}
+
+#[test]
+fn the_mark_is_per_thread_and_scoped() {
+    assert!(!super::bench_is_delivering());
+    {
+        let _outer = BenchDelivery::begin();
+        {
+            let _inner = BenchDelivery::begin();
+        }
+        assert!(super::bench_is_delivering(), "the outer mark holds");
+        let elsewhere = std::thread::spawn(super::bench_is_delivering).join();
+        assert_eq!(elsewhere.ok(), Some(false));
+    }
+    assert!(!super::bench_is_delivering());
+}
