@@ -68,7 +68,7 @@ pub use ports::{
     EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort, Requestor,
     UniRequestor,
 };
-pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError};
+pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError, ZeroDelay};
 pub use simulation::{
     BlockedModel, MissingConnection, SimInit, Simulation, SimulationError, WaitingFor,
 };
@@ -83,7 +83,7 @@ pub mod prelude {
         EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort, Requestor,
         UniRequestor,
     };
-    pub use crate::scheduler::{Event, EventKey, Scheduler, SchedulingError};
+    pub use crate::scheduler::{Event, EventKey, Scheduler, SchedulingError, ZeroDelay};
     pub use crate::simulation::{SimInit, Simulation, SimulationError};
     pub use crate::time::{SimTime, SimTimeError};
     pub use causim_macros::{init, input, model, replier};

@@ -1,18 +1,21 @@
 //! Scheduling events in simulated time.
 //!
-//! Events can be scheduled at an absolute time or after a delay (one
-//! [`Deadline`] argument: a [`SimTime`] or a [`Duration`]), keyed (so
+//! Events can be scheduled at an absolute time, after a delay, or for the
+//! current time once it has settled (one [`Deadline`] argument: a
+//! [`SimTime`], a [`Duration`] or [`ZeroDelay`]), keyed (so
 //! they can be cancelled) or periodic, from inside a model (its
 //! [`Context`](crate::Context), on its own inputs) or from the bench (a
 //! [`Scheduler`] handle, on any model's inputs or an event source).
 //!
-//! An event must be strictly in the future: the current time step is already
-//! being processed (or was), so an event for "now" could not keep the
-//! promise that all messages of one time are handled before time moves on.
-//! Use `Simulation::process_event` for an immediate event from the bench, or
-//! send through an output from a model. A time in the past or present, an
-//! overflowing delay or a zero period is a [`SchedulingError`], never a
-//! panic, and schedules nothing.
+//! A `SimTime` or `Duration` deadline must be strictly in the future. "Now"
+//! is asked for explicitly with [`ZeroDelay`]: the event is delivered in
+//! the next *round* of the current time step, once every message caused
+//! so far at this time has been processed (the simulation runs rounds
+//! while zero-delay events are due, up to a limit per time step). Use
+//! `Simulation::process_event` for an immediate event from the bench, or
+//! send through an output from a model. A time in the past or present, a
+//! zero or overflowing delay or a zero period is a [`SchedulingError`],
+//! never a panic, and schedules nothing.
 //!
 //! Events due at the same time are delivered in a deterministic order:
 //! events scheduled from the bench first, then those of each model in the
@@ -56,7 +59,7 @@ use crate::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex, MutexGuard};
 use crate::time::SimTime;
 pub(crate) use deadline::check_period;
-pub use deadline::Deadline;
+pub use deadline::{Deadline, ZeroDelay};
 
 /// Why an event could not be scheduled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +98,8 @@ impl fmt::Display for SchedulingError {
         match self {
             SchedulingError::NotInFuture { now, requested } => write!(
                 f,
-                "cannot schedule an event at {requested}: it is not after the current time {now}"
+                "cannot schedule an event at {requested}: it is not after the current time {now} \
+                 (for the current time, once everything caused so far is processed, use `ZeroDelay`)"
             ),
             SchedulingError::TimeOverflow { now, delay } => write!(
                 f,
@@ -155,6 +159,10 @@ pub(crate) struct SchedulerCore {
     /// event strictly earlier than this is the next step's event, taken
     /// without the lock (see [`take_next_due`](SchedulerCore::take_next_due)).
     heap_next: AtomicU64,
+    /// Set when an event is scheduled for the current time (a
+    /// [`ZeroDelay`] one), cleared once none is due: what the step's
+    /// look for zero-delay rounds reads.
+    zero_delay: AtomicBool,
     /// The time (in nanoseconds) the driving thread is moving the clock to
     /// on its lock-free path, announced before it reads `heap_next`; 0
     /// when its last attempt was abandoned (reset under the lock). While
@@ -185,6 +193,7 @@ impl SchedulerCore {
         SchedulerCore {
             heap: Mutex::new(EventHeap::default()),
             heap_next: AtomicU64::new(u64::MAX),
+            zero_delay: AtomicBool::new(false),
             advancing: AtomicU64::new(0),
             local: LocalSchedule::default(),
             time: AtomicU64::new(time.as_nanos()),
@@ -238,7 +247,20 @@ impl SchedulerCore {
     /// cannot move.
     #[inline]
     pub(crate) fn resolve(&self, deadline: impl Deadline) -> Result<SimTime, SchedulingError> {
-        deadline.resolve(self.time())
+        let now = self.time();
+        let time = deadline.resolve(now)?;
+        self.note_zero_delay(now, time);
+        Ok(time)
+    }
+
+    /// Notes an event asked for at `time` with the clock at `now`: a
+    /// zero-delay one if they are equal (a comparison per event; the
+    /// store only for zero-delay events).
+    #[inline(always)]
+    fn note_zero_delay(&self, now: SimTime, time: SimTime) {
+        if time == now {
+            self.zero_delay.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Queues a bench event due at `deadline`, for `origin`, with `period`
@@ -265,6 +287,7 @@ impl SchedulerCore {
             if let Some(period) = period {
                 check_period(period)?;
             }
+            self.note_zero_delay(now, time);
             if self.clear_of_lock_free_step(&heap, now, time) {
                 heap.push(entry(time, origin, seq, event, key));
                 return Ok(());
@@ -476,6 +499,49 @@ impl SchedulerCore {
             self.set_time_locked(&heap, time);
         }
         true
+    }
+
+    /// True if a zero-delay event was scheduled since the last call that
+    /// returned false: one load when none was (the common case). Once one
+    /// was, tells whether an event (cancelled or not) is staged or queued
+    /// for `now` or earlier, which is a zero-delay one once the events of
+    /// `now` were taken.
+    #[inline]
+    pub(crate) fn has_zero_delay_due(&self, now: SimTime) -> bool {
+        self.zero_delay.load(Ordering::Relaxed) && self.has_due_by(now)
+    }
+
+    /// The second part of
+    /// [`has_zero_delay_due`](SchedulerCore::has_zero_delay_due); clears
+    /// the note when nothing is due by `now`.
+    #[cold]
+    #[inline(never)]
+    fn has_due_by(&self, now: SimTime) -> bool {
+        let now = now.as_nanos();
+        let staged = self.local.with(|staged| {
+            staged
+                .entries
+                .iter()
+                .any(|e| e.order.time.as_nanos() <= now)
+        });
+        let due = staged == Some(true)
+            || self
+                .lock_heap()
+                .peek_time()
+                .is_some_and(|t| t.as_nanos() <= now);
+        if !due {
+            self.zero_delay.store(false, Ordering::Relaxed);
+        }
+        due
+    }
+
+    /// Puts back events taken by [`take_next_due`](SchedulerCore::take_next_due)
+    /// and not delivered, with their keys: the order is unchanged.
+    pub(crate) fn put_back(&self, due: &mut Vec<Entry>) {
+        let mut heap = self.lock_heap();
+        for entry in due.drain(..) {
+            heap.push(entry);
+        }
     }
 
     /// The time of the earliest event that is not cancelled, staged or

@@ -68,6 +68,8 @@ pub struct Simulation {
     returning: ReturningBox,
     /// A bench event sent to a mailbox never added, not yet reported.
     pending_unbound: Option<(Option<Arc<str>>, poll_report::Unbound)>,
+    /// Zero-delay rounds allowed in one time step.
+    pub(crate) zero_delay_rounds: usize,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
@@ -88,6 +90,7 @@ impl Simulation {
             periodic: Vec::new(),
             returning: ReturningBox::default(),
             pending_unbound: None,
+            zero_delay_rounds: usize::MAX,
             not_sync: PhantomData,
             _owner: Owner::new(core),
         }
@@ -133,6 +136,7 @@ impl Simulation {
         let deadline = self.deadline();
         if self.take_next_due(SimTime::MAX) {
             self.process_due(deadline)?;
+            self.run_zero_delay_rounds(deadline)?;
         }
         self.check_halt()
     }
@@ -153,6 +157,7 @@ impl Simulation {
         loop {
             while self.take_next_due(time) {
                 self.process_due(deadline)?;
+                self.run_zero_delay_rounds(deadline)?;
                 self.check_halt()?;
             }
             // Under the lock, unless a handle on another thread queued an
@@ -188,6 +193,7 @@ impl Simulation {
         let _driving = self.drive();
         while self.take_next_due(SimTime::MAX) {
             self.process_due(deadline)?;
+            self.run_zero_delay_rounds(deadline)?;
             self.check_halt()?;
         }
         Ok(())
@@ -210,6 +216,7 @@ impl Simulation {
         self.deliver(&mut *action)?;
         self.settle(deadline)?;
         self.check_unbound()?;
+        self.run_zero_delay_rounds(deadline)?;
         self.check_halt()
     }
 
@@ -314,6 +321,9 @@ impl Simulation {
         self.settle(deadline)?;
         self.check_unbound()?;
         let outcome = crate::sync::lock(&result).take();
+        if outcome.is_some() {
+            self.run_zero_delay_rounds(deadline)?;
+        }
         // `settle` reports a query that cannot complete as a deadlock.
         let Some(outcome) = outcome else {
             return Err(self.fail(SimulationError::Deadlock {
@@ -360,6 +370,60 @@ impl Simulation {
         outcome?;
         self.settle(deadline)?;
         self.check_unbound()
+    }
+
+    /// Runs the rounds of zero-delay events the step caused, if any: one
+    /// look at the schedule when there are none (the common case).
+    #[inline(always)]
+    pub(crate) fn run_zero_delay_rounds(
+        &mut self,
+        deadline: Option<Instant>,
+    ) -> Result<(), SimulationError> {
+        if !self.core.has_zero_delay_due(self.time()) {
+            return Ok(());
+        }
+        self.zero_delay_rounds(deadline)
+    }
+
+    /// The body of
+    /// [`run_zero_delay_rounds`](Simulation::run_zero_delay_rounds): while
+    /// events are due at the current time (zero-delay ones: the step took
+    /// all the others), delivers them in key order once the models have
+    /// settled, and lets the models settle again; at most
+    /// [`zero_delay_rounds`](Simulation::zero_delay_rounds) times.
+    #[inline(never)]
+    fn zero_delay_rounds(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
+        let now = self.time();
+        let mut rounds = 0;
+        while self.core.has_zero_delay_due(now) {
+            if rounds == self.zero_delay_rounds {
+                return self.zero_delay_limit(rounds);
+            }
+            // Nothing but cancelled events: done.
+            if !self.take_next_due(now) {
+                break;
+            }
+            rounds += 1;
+            self.process_due(deadline)?;
+        }
+        Ok(())
+    }
+
+    /// Reports the zero-delay events still due after `rounds` rounds and
+    /// leaves them queued, unchanged (not fatal: the next call resumes
+    /// them).
+    #[cold]
+    fn zero_delay_limit(&mut self, rounds: usize) -> Result<(), SimulationError> {
+        if !self.take_next_due(self.time()) {
+            return Ok(()); // only cancelled ones were left
+        }
+        let pending = self.due.iter().map(|e| e.action.describe()).collect();
+        self.core.put_back(&mut self.due);
+        Err(SimulationError::ZeroDelayLimit {
+            time: self.time(),
+            rounds,
+            pending,
+        })
     }
 
     /// Delivers [`due`](Simulation::due) in key order, all of them before

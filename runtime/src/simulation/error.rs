@@ -60,6 +60,21 @@ pub enum SimulationError {
         /// The limit that was exceeded.
         limit: Duration,
     },
+    /// Zero-delay events kept coming at one time: the time step ran its
+    /// limit of rounds (`SimInit::with_zero_delay_rounds`, 10 000 by
+    /// default) and more were due, most likely a loop of models that keep
+    /// scheduling each other with `ZeroDelay`. Not fatal: the events still
+    /// due stay queued, at the same time, and the next call carries on
+    /// with them (with a fresh count of rounds).
+    ZeroDelayLimit {
+        /// The time of the step.
+        time: SimTime,
+        /// The rounds run at that time.
+        rounds: usize,
+        /// The events still due, in their delivery order, e.g. ``an event
+        /// of `()` for input `tick` of model `osc` (Osc)``.
+        pending: Vec<String>,
+    },
     /// A model or the bench asked the simulation to halt; the time step in
     /// which it asked is complete and the simulation can be resumed.
     Halted {
@@ -183,6 +198,17 @@ impl fmt::Display for SimulationError {
             SimulationError::Timeout { time, limit } => write!(
                 f,
                 "simulation call timed out after {limit:?} of wall-clock time, at simulation time {time}"
+            ),
+            SimulationError::ZeroDelayLimit {
+                time,
+                rounds,
+                pending,
+            } => write!(
+                f,
+                "{rounds} rounds of zero-delay events at {time} and more still due, for {}: \
+                 a loop of zero-delay events? (the limit is set by `SimInit::with_zero_delay_rounds`; \
+                 the events stay queued and the next call resumes them)",
+                pending.join(", ")
             ),
             SimulationError::Halted { time } => write!(f, "simulation halted at {time}"),
             SimulationError::InvalidTime { now, requested } => write!(

@@ -49,6 +49,8 @@ pub struct SimInit {
     timeout: Option<Duration>,
     /// Threads that poll the models; 1 is the deterministic executor.
     threads: usize,
+    /// Zero-delay rounds allowed in one time step.
+    zero_delay_rounds: usize,
 }
 
 impl SimInit {
@@ -62,7 +64,18 @@ impl SimInit {
             missing: Vec::new(),
             timeout: None,
             threads: default_threads(),
+            zero_delay_rounds: DEFAULT_ZERO_DELAY_ROUNDS,
         }
+    }
+
+    /// Limits the rounds of [`ZeroDelay`](crate::ZeroDelay) events in one
+    /// time step to `rounds` (10 000 by default): one more is
+    /// [`SimulationError::ZeroDelayLimit`], which names what the events
+    /// still due would reach and leaves them queued, instead of an endless
+    /// loop. `0` refuses every zero-delay round.
+    pub fn with_zero_delay_rounds(mut self, rounds: usize) -> Self {
+        self.zero_delay_rounds = rounds;
+        self
     }
 
     /// Limits the wall-clock time of each simulation call (`step`,
@@ -200,11 +213,15 @@ impl SimInit {
         }
         self.core.start_at(start);
         let mut simulation = Simulation::new(self.core, self.timeout, self.threads);
+        simulation.zero_delay_rounds = self.zero_delay_rounds;
         for model in self.models {
             simulation.executor.spawn(model.future, model.probe);
         }
         let deadline = simulation.deadline();
         simulation.settle(deadline)?;
+        // Zero-delay events of the init hooks: at the start time, after
+        // every hook.
+        simulation.run_zero_delay_rounds(deadline)?;
         // Every model was queued and polled once: let the queues that
         // held them all shrink back, so that an idle bench holds no
         // per-model memory in them.
@@ -230,9 +247,13 @@ impl fmt::Debug for SimInit {
             .field("models", &self.models.len())
             .field("timeout", &self.timeout)
             .field("threads", &self.threads)
+            .field("zero_delay_rounds", &self.zero_delay_rounds)
             .finish()
     }
 }
+
+/// Zero-delay rounds allowed in one time step unless told otherwise.
+const DEFAULT_ZERO_DELAY_ROUNDS: usize = 10_000;
 
 /// The default thread count: the machine's available parallelism.
 fn default_threads() -> usize {

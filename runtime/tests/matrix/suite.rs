@@ -42,6 +42,8 @@ mod sources_sinks;
 mod time;
 #[path = "../timeout.rs"]
 mod timeout;
+#[path = "../zero_delay.rs"]
+mod zero_delay;
 
 /// Test files that only make sense on the single-threaded executor, or are
 /// not executor tests; plus the targets that are not suite files.

@@ -22,4 +22,7 @@ fn main() {
     let error: SimTimeError = SimTime::from_secs_f64(f64::NAN).unwrap_err();
     assert_eq!(error.to_string(), "NaN is not a simulation time");
     let _ = (describe, waiting, |m: &MissingConnection| m.clone());
+    // The third kind of deadline is in the prelude too.
+    fn is_deadline(_: impl causim::Deadline) {}
+    is_deadline(ZeroDelay);
 }
