@@ -22,14 +22,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
-use std::task::{Context as TaskContext, Waker};
 use std::time::{Duration, Instant};
 
 pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
 
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
-use crate::mailbox::overflow::BenchDelivery;
 use crate::mailbox::IntoAddress;
 use crate::poll_report::{self, Blocker};
 use crate::ports::event::{Action, Event};
@@ -429,24 +427,20 @@ impl Simulation {
     /// Delivers [`due`](Simulation::due) in key order, all of them before
     /// any model runs (the same-time rule): as part of the executor
     /// (entered once), so that their recipients are queued on this thread
-    /// and run here first, and as the bench's delivery, which never waits
-    /// for room (a full mailbox takes the rest in its overflow; see
-    /// `mailbox/overflow.rs`).
+    /// and run here first; an event never waits for room (a full mailbox
+    /// takes the rest in its overflow; see `mailbox/overflow.rs`).
     ///
     /// Firing runs the bench's code (an `EventSource`'s mapping closures,
     /// a payload's `Clone`): a panic there is caught, once for the whole
     /// loop, and reported as [`SimulationError::EventPanic`].
     #[inline(always)]
     fn deliver_due(&mut self) -> Result<(), SimulationError> {
-        let mut cx = TaskContext::from_waker(Waker::noop());
         let due = &mut self.due;
         let mut next = 0;
         let fired = self.executor.enter(|| {
-            let _bench = BenchDelivery::begin();
             catch_unwind(AssertUnwindSafe(|| {
                 while let Some(entry) = due.get_mut(next) {
-                    let fired = entry.action.poll_fire(&mut cx);
-                    debug_assert!(fired.is_ready(), "the bench's delivery never waits");
+                    entry.action.fire();
                     next += 1;
                 }
             }))
@@ -513,19 +507,14 @@ impl Simulation {
     /// due events of a step, it never waits for room (see
     /// [`deliver_due`](Simulation::deliver_due)).
     fn deliver(&mut self, action: &mut dyn Action) -> Result<(), SimulationError> {
-        let mut cx = TaskContext::from_waker(Waker::noop());
         // As part of the executor, so that the recipient is queued on this
         // thread and runs here first; the bench's code it runs may panic.
-        let fired = self.executor.enter(|| {
-            let _bench = BenchDelivery::begin();
-            catch_unwind(AssertUnwindSafe(|| action.poll_fire(&mut cx)))
-        });
+        let fired = self
+            .executor
+            .enter(|| catch_unwind(AssertUnwindSafe(|| action.fire())));
         self.note_unbound_from_bench();
         match fired {
-            Ok(poll) => {
-                debug_assert!(poll.is_ready(), "the bench's delivery never waits");
-                Ok(())
-            }
+            Ok(()) => Ok(()),
             Err(payload) => Err(self.event_panicked(action.describe(), payload)),
         }
     }

@@ -30,7 +30,7 @@
 use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
-use super::overflow::{self, Overflow};
+use super::overflow::Overflow;
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
 use crate::name::Name;
@@ -175,9 +175,6 @@ impl<T> Channel<T> {
         make: impl FnOnce(A) -> Option<T>,
         cx: &mut Context<'_>,
     ) -> Result<Pushed, A> {
-        if overflow::bench_is_delivering() {
-            return Ok(self.push_from_bench(arg, make));
-        }
         let claim = match self.claim_or_wait(cx) {
             Ok(claim) => claim,
             Err(ClaimError::Full | ClaimError::Held) => return Err(arg),
@@ -187,10 +184,29 @@ impl<T> Channel<T> {
         Ok(Pushed::Delivered)
     }
 
-    /// A push by the bench while it delivers: never waits. What does not
+    /// Pushes `make(arg)` for the bench, which never waits: what does not
     /// fit in the queue (or would pass messages already in the overflow)
-    /// goes to the overflow, which holds the queue.
-    fn push_from_bench<A>(&self, arg: A, make: impl FnOnce(A) -> Option<T>) -> Pushed {
+    /// goes to the overflow, which holds the queue. When the model is gone
+    /// or was never added, drops `arg` and says so.
+    ///
+    /// Shaped like [`try_push_with`](Channel::try_push_with): the common
+    /// case (room, no hold) inline, the rest out of line.
+    #[inline]
+    pub(crate) fn push_from_bench<A>(&self, arg: A, make: impl FnOnce(A) -> Option<T>) -> Pushed {
+        match self.queue.try_claim() {
+            Some(claim) => {
+                self.deliver(claim, make(arg));
+                Pushed::Delivered
+            }
+            None => self.push_from_bench_slow(arg, make),
+        }
+    }
+
+    /// [`push_from_bench`](Channel::push_from_bench) when the quick claim
+    /// did not succeed: full, held, closed, unopened or contended.
+    #[cold]
+    #[inline(never)]
+    fn push_from_bench_slow<A>(&self, arg: A, make: impl FnOnce(A) -> Option<T>) -> Pushed {
         match self.queue.claim() {
             Ok(claim) => self.deliver(claim, make(arg)),
             Err(ClaimError::Full | ClaimError::Held) => {

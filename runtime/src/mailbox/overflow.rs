@@ -8,9 +8,10 @@
 //! not fit, and making the bench wait for room would run the models first,
 //! whose messages could then slip in ahead of the remaining events.
 //!
-//! So the bench never waits. While it delivers (a [`BenchDelivery`] guard
-//! on its thread), a message that finds the ring full goes to the
-//! mailbox's *overflow*, an unbounded FIFO behind the ring, and the queue
+//! So the bench never waits. Its deliveries (the scheduled events it fires
+//! and the events it processes now) push through their own entry,
+//! `Channel::push_from_bench`: a message that finds the ring full goes to
+//! the mailbox's *overflow*, an unbounded FIFO behind the ring, and the queue
 //! is *held*: every other producer's claim fails as if the mailbox were
 //! full, and it waits. The consumer takes the ring first (its messages
 //! are older), then the overflow; when the overflow is empty it releases
@@ -22,7 +23,6 @@
 //! The overflow is allocated by the first delivery that needs it: a
 //! mailbox that never overflows holds one null pointer.
 
-use std::cell::Cell;
 use std::collections::VecDeque;
 
 use crate::sync::atomic::{AtomicUsize, Ordering};
@@ -117,50 +117,6 @@ impl<T> Overflow<T> {
             drop(dropped);
         }
     }
-}
-
-#[cfg(not(causim_loom))]
-std::thread_local! {
-    /// True while the bench delivers events on this thread.
-    static DELIVERING: Cell<bool> = const { Cell::new(false) };
-}
-
-#[cfg(causim_loom)]
-loom::thread_local! {
-    /// True while the bench delivers events on this thread.
-    static DELIVERING: Cell<bool> = Cell::new(false);
-}
-
-/// Marks the current thread as delivering the bench's events until it is
-/// dropped: pushes that find a mailbox full overflow instead of waiting.
-///
-/// Only the simulation makes one, around its delivery of due events and of
-/// events it processes now, while no model runs.
-#[derive(Debug)]
-pub(crate) struct BenchDelivery {
-    /// The mark as it was before, restored on drop.
-    previous: bool,
-}
-
-impl BenchDelivery {
-    /// Starts marking this thread.
-    pub(crate) fn begin() -> Self {
-        BenchDelivery {
-            previous: DELIVERING.with(|d| d.replace(true)),
-        }
-    }
-}
-
-impl Drop for BenchDelivery {
-    fn drop(&mut self) {
-        DELIVERING.with(|d| d.set(self.previous));
-    }
-}
-
-/// True while the bench delivers events on this thread (read only on the
-/// full path of a send).
-pub(crate) fn bench_is_delivering() -> bool {
-    DELIVERING.with(Cell::get)
 }
 
 #[cfg(all(test, causim_loom))]

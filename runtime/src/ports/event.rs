@@ -14,13 +14,11 @@
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::fanout::FanoutSend;
-use super::target::{describe_input, Target};
+use super::target::{describe_input, push_from_bench, Target};
 use super::{EventSource, InputFor, InputPort};
-use crate::mailbox::channel::Pushed;
 use crate::mailbox::{Address, IntoAddress};
 use crate::model::Model;
 use crate::poll_report::Unbound;
@@ -32,9 +30,10 @@ use crate::poll_report::Unbound;
 /// rather than through a method of its own (one dynamic call more per
 /// reused box).
 pub(crate) trait Action: Any + Send {
-    /// Delivers the event; `Pending` while the recipient's mailbox is full.
-    /// A periodic action can fire again after completing.
-    fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()>;
+    /// Delivers the event now. The bench's delivery never waits: a full
+    /// mailbox takes it in its overflow (the same-time rule, see
+    /// `mailbox/overflow.rs`). A periodic action can fire again.
+    fn fire(&mut self);
 
     /// The recipient, if it is a mailbox that was never added to a bench.
     fn unbound_recipient(&self) -> Option<Unbound>;
@@ -68,30 +67,13 @@ struct PeriodicAction<M: Model, T> {
     port: InputPort<M, T>,
     /// The payload cloned for each occurrence.
     payload: T,
-    /// This occurrence's copy, while the recipient's mailbox is full.
-    pending: Option<T>,
     /// The time between two occurrences.
     period: Duration,
 }
 
-/// Pushes one payload, handing it back when the mailbox is full.
-fn push_payload<M: Model, T>(
-    address: &Address<M>,
-    port: InputPort<M, T>,
-    payload: T,
-    cx: &mut Context<'_>,
-) -> Result<(), T> {
-    match address
-        .channel()
-        .try_push_with(payload, |p| Some(port.message(p)), cx)
-    {
-        Ok(Pushed::Unbound) => {
-            crate::poll_report::note_unbound(address.model_type(), port.name());
-            Ok(())
-        }
-        Ok(_) => Ok(()),
-        Err(payload) => Err(payload),
-    }
+/// Delivers one payload from the bench (never waits).
+fn deliver_payload<M: Model, T>(address: &Address<M>, port: InputPort<M, T>, payload: T) {
+    push_from_bench(address, port.name(), payload, |p| Some(port.message(p)));
 }
 
 /// The recipient, if its mailbox was never added to a bench.
@@ -103,16 +85,9 @@ fn unbound<M: Model, T>(address: &Address<M>, port: InputPort<M, T>) -> Option<U
 }
 
 impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
-    fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let Some(payload) = self.payload.take() else {
-            return Poll::Ready(());
-        };
-        match push_payload(&self.address, self.port, payload, cx) {
-            Ok(()) => Poll::Ready(()),
-            Err(payload) => {
-                self.payload = Some(payload);
-                Poll::Pending
-            }
+    fn fire(&mut self) {
+        if let Some(payload) = self.payload.take() {
+            deliver_payload(&self.address, self.port, payload);
         }
     }
 
@@ -140,15 +115,8 @@ impl<M: Model, T: Send + 'static> OnceAction<M, T> {
 }
 
 impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
-    fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let payload = self.pending.take().unwrap_or_else(|| self.payload.clone());
-        match push_payload(&self.address, self.port, payload, cx) {
-            Ok(()) => Poll::Ready(()),
-            Err(payload) => {
-                self.pending = Some(payload);
-                Poll::Pending
-            }
-        }
+    fn fire(&mut self) {
+        deliver_payload(&self.address, self.port, self.payload.clone());
     }
 
     fn unbound_recipient(&self) -> Option<Unbound> {
@@ -175,8 +143,8 @@ struct SourceAction<T> {
 }
 
 impl<T: Clone + Send + 'static> Action for SourceAction<T> {
-    fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        self.progress.poll(&self.targets, cx)
+    fn fire(&mut self) {
+        self.progress.deliver_from_bench(&self.targets);
     }
 
     fn unbound_recipient(&self) -> Option<Unbound> {
@@ -240,7 +208,6 @@ impl Event {
                 address: address.into_address(),
                 port: port.into_input_port(),
                 payload,
-                pending: None,
                 period,
             }),
         }

@@ -195,18 +195,21 @@ impl<T: Clone> FanoutSend<T> {
         self.next
     }
 
-    /// Delivers to each connection in order; `Pending` while one is full.
-    ///
-    /// Every poll of one send must be given the same `targets`.
-    #[inline]
-    pub(crate) fn poll(
-        &mut self,
-        targets: &[Arc<dyn Target<T>>],
-        cx: &mut Context<'_>,
-    ) -> Poll<()> {
-        match targets {
-            [only] => self.poll_one(&**only, cx),
-            _ => self.poll_many(targets, cx),
+    /// Delivers to each connection in order from the bench, which never
+    /// waits (see [`Target::send_from_bench`]).
+    pub(crate) fn deliver_from_bench(&mut self, targets: &[Arc<dyn Target<T>>]) {
+        while let Some(target) = targets.get(self.next) {
+            let value = if self.next + 1 == targets.len() {
+                self.value.take()
+            } else {
+                self.value.clone()
+            };
+            // Only an already-completed send has no value left.
+            let Some(value) = value else {
+                return;
+            };
+            target.send_from_bench(value);
+            self.next += 1;
         }
     }
 

@@ -22,6 +22,10 @@ pub(crate) trait Target<T>: Send + Sync {
     /// recipient's mailbox is full.
     fn try_send(&self, value: T, cx: &mut Context<'_>) -> Result<(), T>;
 
+    /// Delivers `value` from the bench, which never waits: a full mailbox
+    /// takes it in its overflow (see `mailbox/overflow.rs`).
+    fn send_from_bench(&self, value: T);
+
     /// The recipient, for an error report (cold).
     fn describe(&self) -> String {
         "a sink".to_string()
@@ -80,6 +84,21 @@ fn push<M: Model, A>(
     pushed
 }
 
+/// Pushes a message built by `make` into `address`'s mailbox from the
+/// bench, which never waits (the same-time rule); reports an unbound
+/// recipient.
+#[inline]
+pub(crate) fn push_from_bench<M: Model, A>(
+    address: &Address<M>,
+    port: &'static str,
+    arg: A,
+    make: impl FnOnce(A) -> Option<M::Message>,
+) {
+    if address.channel().push_from_bench(arg, make) == Pushed::Unbound {
+        note_unbound_cold(address.model_type(), port);
+    }
+}
+
 /// Notes that the task waits for room in `address`'s mailbox.
 #[cold]
 #[inline(never)]
@@ -115,6 +134,14 @@ where
             cx,
         )
         .map(drop)
+    }
+
+    fn send_from_bench(&self, value: U) {
+        let port = self.port;
+        let adapt = &self.adapt;
+        push_from_bench(&self.address, port.name(), value, |v| {
+            adapt(v).map(|t| port.message(t))
+        });
     }
 
     fn describe(&self) -> String {

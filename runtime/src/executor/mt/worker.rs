@@ -80,11 +80,11 @@ fn find_task(worker: &WorkerContext) -> Option<TaskRef> {
 
 /// Steals half of another worker's queue and takes one of its tasks.
 fn steal(worker: &WorkerContext) -> Option<TaskRef> {
-    let handles = &worker.shared.handles;
+    let victims = worker.shared.victims();
     for _ in 0..STEAL_RETRIES {
         let mut busy = false;
-        for offset in 1..handles.len() {
-            let victim = &handles[(worker.index + offset) % handles.len()];
+        for offset in 1..victims.len() {
+            let victim = &victims[(worker.index + offset) % victims.len()];
             match victim
                 .stealer
                 .steal_and_pop(&worker.local, |n| n.div_ceil(2))

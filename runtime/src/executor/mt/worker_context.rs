@@ -45,8 +45,9 @@ pub(crate) struct WorkerContext {
     /// True while worker 0 delivers the bench's events (see
     /// [`hold_wakes`](WorkerContext::hold_wakes)).
     holding: Cell<bool>,
-    /// The tasks woken while `holding`, kept out of every queue another
-    /// worker can take from; an empty buffer otherwise.
+    /// The tasks woken while `holding`, but the last (which waits in
+    /// `next`), kept out of every queue another worker can take from; an
+    /// empty buffer otherwise.
     held: RefCell<Vec<TaskRef>>,
 }
 
@@ -131,9 +132,17 @@ impl WorkerContext {
     /// delivers, else in the queue.
     fn queue_unpolled(&self, task: TaskRef) {
         if self.holding.get() {
-            self.held.borrow_mut().push(task);
-        } else {
-            self.push_local(task);
+            return self.hold(task);
+        }
+        self.push_local(task);
+    }
+
+    /// Keeps `task` out of the queues: in the `next` slot, which only this
+    /// worker sees (most deliveries wake one task: no buffer touched), the
+    /// one it replaces in the buffer behind those before it.
+    fn hold(&self, task: TaskRef) {
+        if let Some(earlier) = self.next.replace(Some(task)) {
+            self.held.borrow_mut().push(earlier);
         }
     }
 
@@ -148,9 +157,21 @@ impl WorkerContext {
 
     /// Queues the tasks held since [`hold_wakes`](WorkerContext::hold_wakes),
     /// in the order they were woken; wakes are queued at once again.
+    #[inline]
     pub(crate) fn queue_held(&self) {
         self.holding.set(false);
-        // The buffer keeps its capacity for the next delivery.
+        if !self.held.borrow().is_empty() {
+            self.queue_held_tasks();
+        }
+        if let Some(last) = self.next.take() {
+            self.push_local(last);
+        }
+    }
+
+    /// The buffered tasks of [`queue_held`](WorkerContext::queue_held), to
+    /// the queue; the buffer keeps its capacity for the next delivery.
+    #[cold]
+    fn queue_held_tasks(&self) {
         let mut held = std::mem::take(&mut *self.held.borrow_mut());
         held.drain(..).for_each(|task| self.push_local(task));
         *self.held.borrow_mut() = held;
@@ -254,7 +275,9 @@ impl Drop for Installed<'_> {
                 context.push_local(task);
             }
             // So do tasks held by a delivery that unwound.
-            context.queue_held();
+            if context.holding.get() {
+                context.queue_held();
+            }
         }
         *self.home = context.map(|c| VacantWorker {
             local: c.local,

@@ -3,7 +3,6 @@
 
 use std::task::{Context, Poll, Waker};
 
-use super::BenchDelivery;
 use crate::mailbox::channel::{Channel, Pushed};
 use crate::name::Name;
 
@@ -20,6 +19,11 @@ fn try_push(channel: &Channel<u32>, value: u32) -> Result<Pushed, u32> {
     channel.try_push_with(value, Some, &mut cx)
 }
 
+/// A push as the bench makes it: never waits.
+fn bench_push(channel: &Channel<u32>, value: u32) -> Pushed {
+    channel.push_from_bench(value, Some)
+}
+
 /// Polls the channel once, as its single consumer.
 fn poll(channel: &Channel<u32>) -> Poll<u32> {
     let mut cx = Context::from_waker(Waker::noop());
@@ -30,11 +34,8 @@ fn poll(channel: &Channel<u32>) -> Poll<u32> {
 #[test]
 fn the_bench_delivers_past_the_capacity_in_order() {
     let channel = channel(4);
-    {
-        let _bench = BenchDelivery::begin();
-        for value in 0..20 {
-            assert_eq!(try_push(&channel, value), Ok(Pushed::Delivered));
-        }
+    for value in 0..20 {
+        assert_eq!(bench_push(&channel, value), Pushed::Delivered);
     }
     assert_eq!(channel.len(), 20);
     for value in 0..20 {
@@ -47,10 +48,7 @@ fn the_bench_delivers_past_the_capacity_in_order() {
 #[test]
 fn other_producers_wait_until_the_overflow_is_read() {
     let channel = channel(2);
-    {
-        let _bench = BenchDelivery::begin();
-        (0..5).for_each(|value| assert_eq!(try_push(&channel, value), Ok(Pushed::Delivered)));
-    }
+    (0..5).for_each(|value| assert_eq!(bench_push(&channel, value), Pushed::Delivered));
     // Held: a model's send waits, even once the ring has room.
     assert_eq!(try_push(&channel, 100), Err(100));
     assert_eq!(poll(&channel), Poll::Ready(0));
@@ -68,11 +66,10 @@ fn other_producers_wait_until_the_overflow_is_read() {
 #[test]
 fn a_bench_push_behind_the_overflow_waits_its_turn() {
     let channel = channel(2);
-    let _bench = BenchDelivery::begin();
-    (0..3).for_each(|value| assert_eq!(try_push(&channel, value), Ok(Pushed::Delivered)));
+    (0..3).for_each(|value| assert_eq!(bench_push(&channel, value), Pushed::Delivered));
     // The ring has room again, but 2 is still in the overflow.
     assert_eq!(poll(&channel), Poll::Ready(0));
-    assert_eq!(try_push(&channel, 3), Ok(Pushed::Delivered));
+    assert_eq!(bench_push(&channel, 3), Pushed::Delivered);
     (1..4).for_each(|value| assert_eq!(poll(&channel), Poll::Ready(value)));
 }
 
@@ -87,29 +84,17 @@ fn models_sends_never_overflow() {
 #[test]
 fn closing_drops_the_overflow_and_later_sends_are_no_ops() {
     let channel = channel(1);
-    {
-        let _bench = BenchDelivery::begin();
-        (0..3).for_each(|value| assert_eq!(try_push(&channel, value), Ok(Pushed::Delivered)));
-    }
+    (0..3).for_each(|value| assert_eq!(bench_push(&channel, value), Pushed::Delivered));
     // SAFETY: the test is the channel's only consumer.
     unsafe { channel.close() };
     assert_eq!(channel.len(), 0);
     assert_eq!(try_push(&channel, 9), Ok(Pushed::Closed));
-    let _bench = BenchDelivery::begin();
-    assert_eq!(try_push(&channel, 9), Ok(Pushed::Closed));
+    assert_eq!(bench_push(&channel, 9), Pushed::Closed);
 }
 
 #[test]
-fn the_mark_is_per_thread_and_scoped() {
-    assert!(!super::bench_is_delivering());
-    {
-        let _outer = BenchDelivery::begin();
-        {
-            let _inner = BenchDelivery::begin();
-        }
-        assert!(super::bench_is_delivering(), "the outer mark holds");
-        let elsewhere = std::thread::spawn(super::bench_is_delivering).join();
-        assert_eq!(elsewhere.ok(), Some(false));
-    }
-    assert!(!super::bench_is_delivering());
+fn the_bench_reports_a_mailbox_never_added() {
+    let channel = Channel::<u32>::new(1);
+    assert_eq!(bench_push(&channel, 1), Pushed::Unbound);
+    assert_eq!(channel.len(), 0);
 }

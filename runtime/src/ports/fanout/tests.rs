@@ -41,23 +41,19 @@ impl Target<Counted> for Recorder {
             self.full.fetch_sub(1, Ordering::Relaxed);
             return Err(value);
         }
-        self.got.lock().unwrap().push(value.0);
+        self.send_from_bench(value);
         Ok(())
     }
-}
 
-/// How a send is polled: through the output's list, or through a
-/// slice of it (as event sources do).
-#[derive(Clone, Copy)]
-enum Via {
-    Fanout,
-    Slice,
+    fn send_from_bench(&self, value: Counted) {
+        self.got.lock().unwrap().push(value.0);
+    }
 }
 
 /// Polls a send of 7 over connections with mailboxes full for the
 /// given numbers of sends, until it completes; returns the number of
 /// `Pending`s and of clones, and what each connection got.
-fn send_all(full: &[usize], via: Via) -> (usize, usize, Vec<Vec<u32>>) {
+fn send_all(full: &[usize]) -> (usize, usize, Vec<Vec<u32>>) {
     let recorders: Vec<_> = full.iter().map(|&f| Recorder::new(f)).collect();
     let mut fanout = Fanout::new();
     for recorder in &recorders {
@@ -66,10 +62,7 @@ fn send_all(full: &[usize], via: Via) -> (usize, usize, Vec<Vec<u32>>) {
     let clones = Arc::new(AtomicUsize::new(0));
     let mut send = FanoutSend::new(Counted(7, clones.clone()));
     let mut cx = Context::from_waker(Waker::noop());
-    let mut poll = |send: &mut FanoutSend<Counted>| match via {
-        Via::Fanout => fanout.poll_send(send, &mut cx),
-        Via::Slice => send.poll(fanout.targets(), &mut cx),
-    };
+    let mut poll = |send: &mut FanoutSend<Counted>| fanout.poll_send(send, &mut cx);
     let mut pendings = 0;
     while poll(&mut send).is_pending() {
         pendings += 1;
@@ -82,18 +75,14 @@ fn send_all(full: &[usize], via: Via) -> (usize, usize, Vec<Vec<u32>>) {
 
 #[test]
 fn one_connection_waits_for_room_and_gets_the_original_once() {
-    for via in [Via::Fanout, Via::Slice] {
-        assert_eq!(send_all(&[2], via), (2, 0, vec![vec![7]]));
-    }
+    assert_eq!(send_all(&[2]), (2, 0, vec![vec![7]]));
 }
 
 #[test]
 fn many_connections_are_served_in_order_with_one_clone_each_but_the_last() {
-    for via in [Via::Fanout, Via::Slice] {
-        let (pendings, clones, got) = send_all(&[0, 1, 2], via);
-        assert_eq!((pendings, clones), (3, 2));
-        assert_eq!(got, [[7], [7], [7]]);
-    }
+    let (pendings, clones, got) = send_all(&[0, 1, 2]);
+    assert_eq!((pendings, clones), (3, 2));
+    assert_eq!(got, [[7], [7], [7]]);
 }
 
 #[test]
@@ -103,7 +92,26 @@ fn the_list_stays_within_three_words() {
 
 #[test]
 fn no_connection_sends_nothing() {
-    for via in [Via::Fanout, Via::Slice] {
-        assert_eq!(send_all(&[], via), (0, 0, vec![]));
-    }
+    assert_eq!(send_all(&[]), (0, 0, vec![]));
+}
+
+/// The bench's delivery (an event source's event): every connection in
+/// order, one clone each but the last, none waits even when "full".
+#[test]
+fn the_bench_delivers_to_every_connection_without_waiting() {
+    let recorders: Vec<_> = [0, 3, 1].iter().map(|&f| Recorder::new(f)).collect();
+    let targets: Vec<Arc<dyn Target<Counted>>> = recorders
+        .iter()
+        .map(|r| r.clone() as Arc<dyn Target<Counted>>)
+        .collect();
+    let clones = Arc::new(AtomicUsize::new(0));
+    let mut send = FanoutSend::new(Counted(7, clones.clone()));
+    send.deliver_from_bench(&targets);
+    assert_eq!(send.position(), 3);
+    assert_eq!(clones.load(Ordering::Relaxed), 2);
+    let got: Vec<_> = recorders.iter().map(|r| r.got()).collect();
+    assert_eq!(got, [[7], [7], [7]]);
+    // A completed delivery delivers nothing more.
+    send.deliver_from_bench(&targets);
+    assert_eq!(recorders[2].got(), [7]);
 }

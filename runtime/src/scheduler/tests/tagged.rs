@@ -2,7 +2,6 @@
 //! the queue's tests.
 
 use std::any::Any;
-use std::task::{Context, Poll};
 
 use crate::poll_report::Unbound;
 use crate::ports::event::Action;
@@ -11,9 +10,7 @@ use crate::ports::event::Action;
 pub(in crate::scheduler) struct Tagged(pub(in crate::scheduler) u32);
 
 impl Action for Tagged {
-    fn poll_fire(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
-        Poll::Ready(())
-    }
+    fn fire(&mut self) {}
 
     fn unbound_recipient(&self) -> Option<Unbound> {
         None
