@@ -129,16 +129,8 @@ impl Executor {
     /// while `f` still delivers (the same-time rule: every event of the
     /// bench's delivery is in its mailbox before any model runs).
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
-        let _installed = worker_context::install(&self.shared, 0, &mut self.main);
-        worker_context::with(|caller| {
-            let Some(caller) = caller else {
-                return f();
-            };
-            caller.hold_wakes();
-            let outcome = f();
-            caller.queue_held();
-            outcome
-        })
+        let _installed = worker_context::install_delivering(&self.shared, 0, &mut self.main);
+        f()
     }
 
     /// Polls tasks, with the workers, until none is active, a task panics,

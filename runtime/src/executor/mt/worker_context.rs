@@ -43,7 +43,9 @@ pub(crate) struct WorkerContext {
     /// True while this worker polls a task.
     pub(crate) polling: Cell<bool>,
     /// True while worker 0 delivers the bench's events (see
-    /// [`hold_wakes`](WorkerContext::hold_wakes)).
+    /// [`install_delivering`]): the tasks woken then are held, since a task
+    /// in this worker's queue could be stolen and polled by another worker
+    /// before every event is in its mailbox (the same-time rule).
     holding: Cell<bool>,
     /// The tasks woken while `holding`, but the last (which waits in
     /// `next`), kept out of every queue another worker can take from; an
@@ -58,7 +60,8 @@ pub(crate) struct VacantWorker {
     pub(crate) local: Worker<TaskRef>,
     /// True if the lease is held (tasks are queued in `local`).
     pub(crate) busy: bool,
-    /// The empty buffer for [`WorkerContext::hold_wakes`], kept with its
+    /// The empty buffer for the tasks a delivery holds (see
+    /// [`install_delivering`]), kept with its
     /// capacity between calls.
     pub(crate) held_buffer: Vec<TaskRef>,
 }
@@ -146,17 +149,8 @@ impl WorkerContext {
         }
     }
 
-    /// Keeps the tasks woken from now on out of the queues until
-    /// [`queue_held`](WorkerContext::queue_held): the bench is about to
-    /// deliver events, and no model may run before every one of them is
-    /// in its mailbox (the same-time rule). A task in this worker's queue
-    /// could be stolen and polled by another worker mid-delivery.
-    pub(crate) fn hold_wakes(&self) {
-        self.holding.set(true);
-    }
-
-    /// Queues the tasks held since [`hold_wakes`](WorkerContext::hold_wakes),
-    /// in the order they were woken; wakes are queued at once again.
+    /// Queues the tasks held since [`install_delivering`], in the order
+    /// they were woken; wakes are queued at once again.
     #[inline]
     pub(crate) fn queue_held(&self) {
         self.holding.set(false);
@@ -237,6 +231,28 @@ pub(crate) fn install<'a>(
     index: usize,
     home: &'a mut Option<VacantWorker>,
 ) -> Installed<'a> {
+    install_as(shared, index, home, false)
+}
+
+/// [`install`] for a delivery of the bench's events: the tasks woken until
+/// the guard is dropped are held (see `WorkerContext::holding`), then
+/// queued, in the order they were woken, when it is dropped.
+pub(crate) fn install_delivering<'a>(
+    shared: &Arc<Shared>,
+    index: usize,
+    home: &'a mut Option<VacantWorker>,
+) -> Installed<'a> {
+    install_as(shared, index, home, true)
+}
+
+/// [`install`], holding wakes if `holding`.
+#[inline]
+fn install_as<'a>(
+    shared: &Arc<Shared>,
+    index: usize,
+    home: &'a mut Option<VacantWorker>,
+    holding: bool,
+) -> Installed<'a> {
     let context = home.take().map(|home| WorkerContext {
         shared: shared.clone(),
         index,
@@ -245,7 +261,7 @@ pub(crate) fn install<'a>(
         next: Cell::new(None),
         next_streak: Cell::new(0),
         polling: Cell::new(false),
-        holding: Cell::new(false),
+        holding: Cell::new(holding),
         held: RefCell::new(home.held_buffer),
     });
     let previous = CONTEXT.with(|c| std::mem::replace(&mut *c.borrow_mut(), context));
@@ -269,14 +285,15 @@ impl Drop for Installed<'_> {
             .ok()
             .flatten();
         if let Some(context) = &context {
-            // A task left in the `next` slot by a call that stopped early
-            // (a panic, a timeout) waits in the queue like the others.
-            if let Some(task) = context.next.take() {
-                context.push_local(task);
-            }
-            // So do tasks held by a delivery that unwound.
             if context.holding.get() {
+                // The delivery is over (or unwound): its tasks to the
+                // queue, the one in the `next` slot last.
                 context.queue_held();
+            } else if let Some(task) = context.next.take() {
+                // A task left in the `next` slot by a call that stopped
+                // early (a panic, a timeout) waits in the queue like the
+                // others.
+                context.push_local(task);
             }
         }
         *self.home = context.map(|c| VacantWorker {
