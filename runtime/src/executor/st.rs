@@ -25,7 +25,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use super::{panic_message, TaskMeta, TaskProbe};
-use crate::poll_report::{self, Blocker, Unbound};
+use crate::poll_report::{self, Blocker, Misaddressed};
 use crate::sync::atomic::Ordering;
 use crate::wake::{RunQueue, Running, TaskWaker};
 
@@ -102,7 +102,7 @@ pub(crate) struct Executor {
     waiting: HashMap<usize, Blocker>,
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
-    unbound: Vec<(Arc<str>, Unbound)>,
+    unbound: Vec<(Option<Arc<str>>, Misaddressed)>,
     /// An empty buffer swapped with the shared queue to drain it.
     drained: VecDeque<usize>,
 }
@@ -282,7 +282,9 @@ impl Executor {
     fn file_report(&mut self, id: usize, report: poll_report::PollReport) {
         if let Some(unbound) = report.unbound {
             if let Some(task) = self.tasks.get(id).and_then(Option::as_ref) {
-                self.unbound.push((task.probe.name(), unbound));
+                // A bench query is not a model: the bench is the sender.
+                let sender = task.probe.has_mailbox().then(|| task.probe.name());
+                self.unbound.push((sender, unbound));
             }
         }
         match report.waiting {
@@ -367,7 +369,7 @@ impl Executor {
     }
 
     /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, Unbound)> {
+    pub(crate) fn take_unbound(&mut self) -> Vec<(Option<Arc<str>>, Misaddressed)> {
         std::mem::take(&mut self.unbound)
     }
 

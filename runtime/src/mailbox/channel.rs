@@ -27,8 +27,10 @@ use std::task::{Context, Poll};
 
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
+use crate::bench::BenchId;
+use crate::model::PortKind;
 use crate::name::Name;
-use crate::poll_report;
+use crate::poll_report::{self, Misaddressed};
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::DiatomicWaker;
 use crate::wake::TaskWaker;
@@ -40,6 +42,9 @@ pub(crate) struct Binding {
     /// The model instance's name, as given to `SimInit::add_model`
     /// (inline when short: no allocation for most models).
     pub(crate) name: Name,
+    /// The bench it was added to: a message from another bench is refused
+    /// (see `crate::bench`).
+    pub(crate) bench: BenchId,
 }
 
 /// A bounded MPSC queue with async wake-ups on both sides.
@@ -101,10 +106,10 @@ impl<T> Channel<T> {
         self.queue.capacity()
     }
 
-    /// Records the model instance that owns this channel; false if it was
-    /// already added to a bench.
-    pub(crate) fn bind(&self, name: Name) -> bool {
-        let bound = self.binding.set(Binding { name }).is_ok();
+    /// Records the model instance that owns this channel and the bench it
+    /// was added to; false if it was already added to a bench.
+    pub(crate) fn bind(&self, name: Name, bench: BenchId) -> bool {
+        let bound = self.binding.set(Binding { name, bench }).is_ok();
         // From now on producers may claim slots: until then the unopened
         // mark in the queue's `tail` fails every claim, which the failure
         // path reports as "never added".
@@ -121,6 +126,18 @@ impl<T> Channel<T> {
     /// The owning model instance's name, once added to a bench.
     pub(crate) fn name(&self) -> Option<&str> {
         self.binding.get().map(|b| b.name.as_str())
+    }
+
+    /// The owning model instance's name and its bench, once added to a
+    /// bench (cold: for the checks of a first send and of bench calls).
+    pub(crate) fn binding(&self) -> Option<&Binding> {
+        self.binding.get()
+    }
+
+    /// True once the owning model no longer exists: sends are no-ops
+    /// (cold: a connection's check).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.queue.is_closed()
     }
 
     /// The owning model instance's name, once added to a bench, for a
@@ -345,8 +362,13 @@ impl<T> Channel<T> {
 /// simulation: the cold, out-of-line call of the send path. Sends from the
 /// bench are checked before they start.
 #[cold]
-pub(crate) fn note_unbound_cold(model_type: &'static str, port: &'static str) {
-    poll_report::note_unbound(model_type, port);
+pub(crate) fn note_unbound_cold(model_type: &'static str, port: &'static str, kind: PortKind) {
+    poll_report::note_misaddressed(Misaddressed {
+        model_type,
+        port,
+        kind,
+        foreign: None,
+    });
 }
 
 #[cfg(all(test, causim_loom))]

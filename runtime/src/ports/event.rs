@@ -18,12 +18,13 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::fanout::FanoutSend;
-use super::target::{describe_input, Target};
+use super::target::{check_address, describe_input, Check, Target};
 use super::{EventSource, InputFor, InputPort};
+use crate::bench::BenchId;
 use crate::mailbox::channel::Pushed;
 use crate::mailbox::{Address, IntoAddress};
-use crate::model::Model;
-use crate::poll_report::Unbound;
+use crate::model::{Model, PortKind};
+use crate::poll_report::Misaddressed;
 
 /// A deliverable event.
 ///
@@ -36,8 +37,10 @@ pub(crate) trait Action: Any + Send {
     /// A periodic action can fire again after completing.
     fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()>;
 
-    /// The recipient, if it is a mailbox that was never added to a bench.
-    fn unbound_recipient(&self) -> Option<Unbound>;
+    /// The recipient, if its mailbox is not in `bench`: never added to a
+    /// bench, or added to another one (cold: checked by the bench call
+    /// that fires or schedules the event).
+    fn misaddressed(&self, bench: BenchId) -> Option<Misaddressed>;
 
     /// The period of a periodic event; `None` for a one-shot event.
     fn period(&self) -> Option<Duration> {
@@ -86,7 +89,12 @@ fn push_payload<M: Model, T>(
         .try_push_with(payload, |p| Some(port.message(p)), cx)
     {
         Ok(Pushed::Unbound) => {
-            crate::poll_report::note_unbound(address.model_type(), port.name());
+            crate::poll_report::note_misaddressed(Misaddressed {
+                model_type: address.model_type(),
+                port: port.name(),
+                kind: PortKind::Input,
+                foreign: None,
+            });
             Ok(())
         }
         Ok(_) => Ok(()),
@@ -94,12 +102,22 @@ fn push_payload<M: Model, T>(
     }
 }
 
-/// The recipient, if its mailbox was never added to a bench.
-fn unbound<M: Model, T>(address: &Address<M>, port: InputPort<M, T>) -> Option<Unbound> {
-    address.channel().name().is_none().then(|| Unbound {
-        model_type: address.model_type(),
-        port: port.name(),
-    })
+/// The recipient, if its mailbox is not in `bench`.
+fn misaddressed<M: Model, T>(
+    address: &Address<M>,
+    port: InputPort<M, T>,
+    bench: BenchId,
+) -> Option<Misaddressed> {
+    match check_address(address, port.name(), PortKind::Input, bench) {
+        Check::Bound => None,
+        Check::Unbound => Some(Misaddressed {
+            model_type: address.model_type(),
+            port: port.name(),
+            kind: PortKind::Input,
+            foreign: None,
+        }),
+        Check::Foreign(report) => Some(report),
+    }
 }
 
 impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
@@ -116,8 +134,8 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
         }
     }
 
-    fn unbound_recipient(&self) -> Option<Unbound> {
-        unbound(&self.address, self.port)
+    fn misaddressed(&self, bench: BenchId) -> Option<Misaddressed> {
+        misaddressed(&self.address, self.port, bench)
     }
 
     fn describe(&self) -> String {
@@ -151,8 +169,8 @@ impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
         }
     }
 
-    fn unbound_recipient(&self) -> Option<Unbound> {
-        unbound(&self.address, self.port)
+    fn misaddressed(&self, bench: BenchId) -> Option<Misaddressed> {
+        misaddressed(&self.address, self.port, bench)
     }
 
     fn period(&self) -> Option<Duration> {
@@ -179,8 +197,15 @@ impl<T: Clone + Send + 'static> Action for SourceAction<T> {
         self.progress.poll(&self.targets, cx)
     }
 
-    fn unbound_recipient(&self) -> Option<Unbound> {
-        None
+    /// Only a connection to another bench: one to a mailbox never added
+    /// is reported as the event is delivered to the others.
+    fn misaddressed(&self, bench: BenchId) -> Option<Misaddressed> {
+        self.targets
+            .iter()
+            .find_map(|target| match target.check(bench) {
+                Check::Foreign(report) => Some(report),
+                Check::Bound | Check::Unbound => None,
+            })
     }
 
     fn describe(&self) -> String {

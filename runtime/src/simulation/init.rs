@@ -161,7 +161,7 @@ impl SimInit {
             self.duplicate = Some(name.to_string());
         }
         self.record_missing_connections(&model, &name);
-        mailbox.channel().bind(name);
+        mailbox.channel().bind(name, self.core.bench);
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
         let probe = ModelMailbox::<M>::probe(mailbox.channel().clone());
@@ -204,7 +204,9 @@ impl SimInit {
             simulation.executor.spawn(model.future, model.probe);
         }
         let deadline = simulation.deadline();
+        let bench = simulation.enter();
         simulation.settle(deadline)?;
+        drop(bench);
         // Every model was queued and polled once: let the queues that
         // held them all shrink back, so that an idle bench holds no
         // per-model memory in them.

@@ -33,7 +33,7 @@ use super::sleepers::Sleepers;
 use super::task::{Task, TaskRef};
 use super::worker_context;
 use crate::executor::TaskMeta;
-use crate::poll_report::Unbound;
+use crate::poll_report::Misaddressed;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::work_queue::Stealer;
 use crate::sync::{lock, Arc, Mutex, Parker};
@@ -84,7 +84,7 @@ pub(crate) struct Shared {
     failure: Mutex<Option<Failure>>,
     /// Messages dropped because their mailbox was never added, with the
     /// sender.
-    unbound: Mutex<Vec<(std::sync::Arc<str>, Unbound)>>,
+    unbound: Mutex<Vec<(Option<std::sync::Arc<str>>, Misaddressed)>>,
     /// Tasks polled (and left pending) since the last end-of-step check:
     /// the only ones that can be stuck, so the check need not scan every
     /// model of a large, mostly idle bench.
@@ -266,12 +266,12 @@ impl Shared {
     }
 
     /// Notes a message sent by `sender` to a mailbox never added.
-    pub(crate) fn file_unbound(&self, sender: std::sync::Arc<str>, unbound: Unbound) {
+    pub(crate) fn file_unbound(&self, sender: Option<std::sync::Arc<str>>, unbound: Misaddressed) {
         lock(&self.unbound).push((sender, unbound));
     }
 
     /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&self) -> Vec<(std::sync::Arc<str>, Unbound)> {
+    pub(crate) fn take_unbound(&self) -> Vec<(Option<std::sync::Arc<str>>, Misaddressed)> {
         std::mem::take(&mut *lock(&self.unbound))
     }
 }

@@ -4,7 +4,8 @@
 use std::any::Any;
 use std::task::{Context, Poll};
 
-use crate::poll_report::Unbound;
+use crate::bench::BenchId;
+use crate::poll_report::Misaddressed;
 use crate::ports::event::Action;
 
 /// An action that only says which event it is.
@@ -15,7 +16,7 @@ impl Action for Tagged {
         Poll::Ready(())
     }
 
-    fn unbound_recipient(&self) -> Option<Unbound> {
+    fn misaddressed(&self, _bench: BenchId) -> Option<Misaddressed> {
         None
     }
 }
