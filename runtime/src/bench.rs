@@ -22,33 +22,55 @@
 
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::num::NonZeroU64;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU32, Ordering};
 
-/// The identity of one bench, unique in the process.
+/// The identity of one bench.
+///
+/// 32 bits: every mailbox's channel stores it in padding it had anyway
+/// (the channel of an idle model does not grow). Identities are unique among the first 2^32 - 1 benches of a
+/// process; after that they wrap, and two benches far apart in time may
+/// share one, which only lets a message through to a bench that would
+/// otherwise be refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct BenchId(NonZeroU64);
+pub(crate) struct BenchId(NonZeroU32);
 
 /// The last identity handed out.
-static LAST: AtomicU64 = AtomicU64::new(0);
+static LAST: AtomicU32 = AtomicU32::new(0);
 
 thread_local! {
     /// The bench whose models this thread runs now (0: none).
-    static CURRENT: Cell<u64> = const { Cell::new(0) };
+    static CURRENT: Cell<u32> = const { Cell::new(0) };
 }
 
 impl BenchId {
-    /// A new identity, never handed out before.
+    /// A new identity (see the type's doc for when one repeats).
     pub(crate) fn new() -> Self {
-        // Relaxed: only uniqueness matters. 2^64 benches never wrap.
-        let id = LAST.fetch_add(1, Ordering::Relaxed) + 1;
-        BenchId(NonZeroU64::new(id).unwrap_or(NonZeroU64::MIN))
+        // Relaxed: only uniqueness matters. Skips 0 when it wraps.
+        loop {
+            let id = LAST.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+            if let Some(id) = NonZeroU32::new(id) {
+                return BenchId(id);
+            }
+        }
+    }
+}
+
+impl BenchId {
+    /// The identity as stored in a mailbox's channel (never 0).
+    pub(crate) fn to_raw(self) -> u32 {
+        self.0.get()
+    }
+
+    /// The identity stored as `raw` (`None` for 0: no bench).
+    pub(crate) fn from_raw(raw: u32) -> Option<Self> {
+        NonZeroU32::new(raw).map(BenchId)
     }
 }
 
 /// The bench whose models this thread runs now, if any.
 pub(crate) fn current() -> Option<BenchId> {
-    NonZeroU64::new(CURRENT.with(Cell::get)).map(BenchId)
+    BenchId::from_raw(CURRENT.with(Cell::get))
 }
 
 /// Marks this thread as running the models of `bench` for good: for the
@@ -62,7 +84,7 @@ pub(crate) fn set_for_thread(bench: BenchId) {
 #[derive(Debug)]
 pub(crate) struct BenchGuard {
     /// The mark before this guard.
-    previous: u64,
+    previous: u32,
     /// Not `Send`: it must be dropped on the thread that set it.
     thread: PhantomData<*const ()>,
 }

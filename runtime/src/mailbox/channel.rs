@@ -31,7 +31,7 @@ use crate::bench::BenchId;
 use crate::model::PortKind;
 use crate::name::Name;
 use crate::poll_report::{self, Misaddressed};
-use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use crate::sync::DiatomicWaker;
 use crate::wake::TaskWaker;
 
@@ -42,9 +42,6 @@ pub(crate) struct Binding {
     /// The model instance's name, as given to `SimInit::add_model`
     /// (inline when short: no allocation for most models).
     pub(crate) name: Name,
-    /// The bench it was added to: a message from another bench is refused
-    /// (see `crate::bench`).
-    pub(crate) bench: BenchId,
 }
 
 /// A bounded MPSC queue with async wake-ups on both sides.
@@ -67,6 +64,11 @@ pub(crate) struct Channel<T> {
     /// consumer, and on the single-threaded executor by the producer that
     /// wakes it).
     parked: AtomicBool,
+    /// The bench the owning model was added to (`BenchId::to_raw`; 0 until
+    /// then), for the cold check of a sender's bench (see `crate::bench`).
+    /// Here, beside `parked`, it fills padding: a field of `binding`
+    /// would grow every channel by 8 bytes.
+    bench: AtomicU32,
     /// Producers waiting for a free slot.
     producers: WaitList,
     /// Set once, when the owning model is added to a bench.
@@ -95,6 +97,7 @@ impl<T> Channel<T> {
             queue: ArrayQueue::new(capacity),
             local_consumer: TaskWaker::new(),
             parked: AtomicBool::new(false),
+            bench: AtomicU32::new(0),
             producers: WaitList::new(),
             binding: OnceLock::new(),
             consumer: DiatomicWaker::new(),
@@ -109,7 +112,13 @@ impl<T> Channel<T> {
     /// Records the model instance that owns this channel and the bench it
     /// was added to; false if it was already added to a bench.
     pub(crate) fn bind(&self, name: Name, bench: BenchId) -> bool {
-        let bound = self.binding.set(Binding { name, bench }).is_ok();
+        // Stored before the binding is published (a release), read after
+        // it is seen (an acquire): `bench()` never sees a bound channel
+        // without its bench. A second `bind` leaves both alone.
+        if self.binding.get().is_none() {
+            self.bench.store(bench.to_raw(), Ordering::Relaxed);
+        }
+        let bound = self.binding.set(Binding { name }).is_ok();
         // From now on producers may claim slots: until then the unopened
         // mark in the queue's `tail` fails every claim, which the failure
         // path reports as "never added".
@@ -132,6 +141,12 @@ impl<T> Channel<T> {
     /// bench (cold: for the checks of a first send and of bench calls).
     pub(crate) fn binding(&self) -> Option<&Binding> {
         self.binding.get()
+    }
+
+    /// The bench the owning model was added to, once added (cold).
+    pub(crate) fn bench(&self) -> Option<BenchId> {
+        self.binding.get()?;
+        BenchId::from_raw(self.bench.load(Ordering::Relaxed))
     }
 
     /// True once the owning model no longer exists: sends are no-ops

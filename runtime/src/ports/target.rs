@@ -63,7 +63,7 @@ pub(crate) fn check_address<M: Model>(
 ) -> Check {
     match address.channel().binding() {
         None => Check::Unbound,
-        Some(binding) if binding.bench == bench => Check::Bound,
+        Some(_) if address.channel().bench() == Some(bench) => Check::Bound,
         // A model that no longer exists swallows messages, whichever bench
         // it was in: a send to it is a no-op, not an error.
         Some(_) if address.channel().is_closed() => Check::Bound,
