@@ -106,7 +106,9 @@ impl Executor {
         }
     }
 
-    /// Takes the reports of messages sent to mailboxes never added.
+    /// Takes the reports of messages dropped because their mailbox is not
+    /// in the bench (never added, or of another bench), with their sender
+    /// (`None`: the bench).
     pub(crate) fn take_unbound(&mut self) -> Vec<(Option<Arc<str>>, poll_report::Misaddressed)> {
         match self {
             Executor::St(e) => e.take_unbound(),
@@ -114,7 +116,7 @@ impl Executor {
         }
     }
 
-    /// False if no message to a mailbox never added was reported since the
+    /// False if no message to a mailbox not in the bench was reported since the
     /// last [`take_unbound`](Executor::take_unbound) (a cheap look; the
     /// multi-threaded executor always says true).
     pub(crate) fn has_unbound(&self) -> bool {

@@ -69,7 +69,8 @@ pub struct Simulation {
     /// The box of the last fired one-shot model event, handed back to the
     /// schedule for reuse at the next step (see `scheduler::spare`).
     returning: ReturningBox,
-    /// A bench event sent to a mailbox never added, not yet reported.
+    /// A bench event sent to a mailbox never added, not yet reported (with
+    /// no sender: the bench).
     pending_unbound: Option<(Option<Arc<str>>, Misaddressed)>,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).

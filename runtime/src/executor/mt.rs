@@ -194,7 +194,9 @@ impl Executor {
         self.shared.trim();
     }
 
-    /// Takes the reports of messages sent to mailboxes never added.
+    /// Takes the reports of messages dropped because their mailbox is not
+    /// in the bench (never added, or of another bench), with their sender
+    /// (`None`: the bench).
     pub(crate) fn take_unbound(&mut self) -> Vec<(Option<std::sync::Arc<str>>, Misaddressed)> {
         self.shared.take_unbound()
     }

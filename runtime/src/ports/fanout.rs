@@ -5,8 +5,8 @@
 //! connection against the sending bench (see `crate::bench`), replaces
 //! one to a mailbox of another bench by a connection that refuses every
 //! message, and only then files the list as one connection or many. The
-//! check is the third variant of the list's tag, which a send tests
-//! anyway: a checked list's send pays nothing for it.
+//! unchecked state is two more variants of the list's tag, which a send
+//! tests anyway: a checked list's send pays nothing for it.
 
 use std::fmt;
 use std::sync::Arc;
@@ -47,8 +47,10 @@ enum Targets<T> {
         reason = "a plain tag for the one-connection case; see the type's doc"
     )]
     Many(Box<Vec<Arc<dyn Target<T>>>>),
-    /// One or more, not yet checked against the sending bench (see the
-    /// module docs).
+    /// One, not yet checked against the sending bench (see the module
+    /// docs): inline like `One`, so a connection allocates nothing more.
+    UncheckedOne(Arc<dyn Target<T>>),
+    /// Two or more, not yet checked against the sending bench.
     #[expect(
         clippy::box_collection,
         reason = "grows in place like `Many`, which it becomes"
@@ -60,8 +62,10 @@ impl<T> Targets<T> {
     /// Appends `target`; the list is then unchecked.
     fn push(&mut self, target: Arc<dyn Target<T>>) {
         *self = match std::mem::replace(self, Targets::None) {
-            Targets::None => Targets::Unchecked(Box::new(vec![target])),
-            Targets::One(first) => Targets::Unchecked(Box::new(vec![first, target])),
+            Targets::None => Targets::UncheckedOne(target),
+            Targets::One(first) | Targets::UncheckedOne(first) => {
+                Targets::Unchecked(Box::new(vec![first, target]))
+            }
             Targets::Many(mut all) | Targets::Unchecked(mut all) => {
                 all.push(target);
                 Targets::Unchecked(all)
@@ -74,7 +78,7 @@ impl<T> Targets<T> {
     fn as_slice(&self) -> &[Arc<dyn Target<T>>] {
         match self {
             Targets::None => &[],
-            Targets::One(one) => std::slice::from_ref(one),
+            Targets::One(one) | Targets::UncheckedOne(one) => std::slice::from_ref(one),
             Targets::Many(all) | Targets::Unchecked(all) => all,
         }
     }
@@ -85,8 +89,10 @@ impl<T> Targets<T> {
     #[cold]
     #[inline(never)]
     fn check(&mut self) {
-        let Targets::Unchecked(all) = self else {
-            return;
+        let all = match self {
+            Targets::UncheckedOne(one) => std::slice::from_mut(one),
+            Targets::Unchecked(all) => &mut all[..],
+            _ => return,
         };
         let Some(bench) = crate::bench::current() else {
             return;
@@ -106,10 +112,7 @@ impl<T> Targets<T> {
             return;
         }
         *self = match std::mem::replace(self, Targets::None) {
-            Targets::Unchecked(mut all) if all.len() == 1 => match all.pop() {
-                Some(only) => Targets::One(only),
-                None => Targets::None,
-            },
+            Targets::UncheckedOne(only) => Targets::One(only),
             Targets::Unchecked(all) => Targets::Many(all),
             other => other,
         };

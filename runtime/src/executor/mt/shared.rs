@@ -25,7 +25,7 @@
 //!   queue's acquire load has seen the steal (`worker::find_task`).
 //! - **Sleepers** and the stop/shutdown flags that end the workers' loops.
 //! - **Reports**: the first model panic, and messages sent to mailboxes
-//!   never added, for the calling thread to turn into errors.
+//!   not in the bench, for the calling thread to turn into errors.
 
 use std::collections::VecDeque;
 
@@ -82,8 +82,8 @@ pub(crate) struct Shared {
     shutdown: AtomicBool,
     /// The first model panic.
     failure: Mutex<Option<Failure>>,
-    /// Messages dropped because their mailbox was never added, with the
-    /// sender.
+    /// Messages dropped because their mailbox is not in the bench (never
+    /// added, or of another bench), with the sender (`None`: the bench).
     unbound: Mutex<Vec<(Option<std::sync::Arc<str>>, Misaddressed)>>,
     /// Tasks polled (and left pending) since the last end-of-step check:
     /// the only ones that can be stuck, so the check need not scan every
@@ -265,12 +265,15 @@ impl Shared {
         self.shutdown.load(Ordering::Acquire)
     }
 
-    /// Notes a message sent by `sender` to a mailbox never added.
+    /// Notes a message sent by `sender` (`None`: the bench) to a mailbox
+    /// not in the bench.
     pub(crate) fn file_unbound(&self, sender: Option<std::sync::Arc<str>>, unbound: Misaddressed) {
         lock(&self.unbound).push((sender, unbound));
     }
 
-    /// Takes the reports of messages sent to mailboxes never added.
+    /// Takes the reports of messages dropped because their mailbox is not
+    /// in the bench (never added, or of another bench), with their sender
+    /// (`None`: the bench).
     pub(crate) fn take_unbound(&self) -> Vec<(Option<std::sync::Arc<str>>, Misaddressed)> {
         std::mem::take(&mut *lock(&self.unbound))
     }
