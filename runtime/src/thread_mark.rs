@@ -36,10 +36,10 @@ impl Slot for MarkSlot {
         self.with(|s| s.replace(key))
     }
 
-    // Always inlined, with a closure rather than the function `Cell::get`:
-    // on the send path (the single-threaded wake-up asks it once per
-    // message) the compiler otherwise called the function out of line when
-    // the send grew a little (5 instructions per hop, callgrind).
+    // Always inlined: the single-threaded wake-up asks it once per message
+    // sent, and the compiler otherwise called the thread-local's accessor
+    // out of line when the send grew a little (see `docs/benchmarks.md`,
+    // "Measurements behind code decisions").
     #[inline(always)]
     fn get(&'static self) -> usize {
         self.with(|slot| slot.get())

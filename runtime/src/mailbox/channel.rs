@@ -222,9 +222,9 @@ impl<T> Channel<T> {
     /// Tells the consumer a message is in.
     ///
     /// Inlined into each connection's send, like the rest of the delivered
-    /// path: left to the compiler, it was called out of line (and its
-    /// thread-local access with it) as soon as a connection's send grew a
-    /// little, 20 instructions more per hop on pinball (callgrind).
+    /// path: left to the compiler, it was called out of line as soon as a
+    /// connection's send grew a little (see `docs/benchmarks.md`,
+    /// "Measurements behind code decisions").
     #[inline]
     fn wake_consumer(&self) {
         let Some(local) = self.local_consumer.get() else {

@@ -74,8 +74,8 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
         !self.connections.is_empty()
     }
 
-    /// The first connection to a mailbox that is not in the bench running
-    /// on this thread (cold: for a bench query about to be sent).
+    /// The first connection to a mailbox added to a bench other than
+    /// `bench` (cold: for a bench query about to be sent).
     pub(crate) fn misaddressed(&self, bench: crate::bench::BenchId) -> Option<Misaddressed> {
         self.connections
             .iter()
@@ -183,7 +183,7 @@ impl<T: Clone + Send + 'static, R: Send + 'static> fmt::Debug for Requestor<T, R
 ///
 /// Built already connected, so it can never be left unconnected.
 pub struct UniRequestor<T: Send + 'static, R: Send + 'static> {
-    /// The one connection (in a box of one, to share
+    /// The one connection (in an array of one, to share
     /// [`check_connections`] with [`Requestor`]).
     connection: [Box<dyn ReplierTarget<T, R>>; 1],
     /// True once the connection was checked against the sending bench.

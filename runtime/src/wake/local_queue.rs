@@ -94,6 +94,10 @@ impl LocalQueue {
     }
 
     /// Runs `f` on the ids if this thread runs this queue's executor.
+    ///
+    /// Always inlined, with [`try_push_with`](LocalQueue::try_push_with):
+    /// on the send path of every message (see `docs/benchmarks.md`,
+    /// "Measurements behind code decisions").
     #[inline(always)]
     fn with_ids<R>(&self, f: impl FnOnce(&mut VecDeque<usize>) -> R) -> Option<R> {
         if !is_marked(&RUNNING, self.key()) {
