@@ -149,7 +149,9 @@ impl SimInit {
     /// connections point to.
     ///
     /// Connect the model's outputs and requestors before adding it: the
-    /// model is moved into the bench here.
+    /// model is moved into the bench here. The mailbox then belongs to this
+    /// bench: a message to it from another bench is refused
+    /// ([`SimulationError::ForeignAddress`]).
     pub fn add_model<M: Model>(
         mut self,
         model: M,
@@ -190,7 +192,8 @@ impl SimInit {
     ///
     /// Fails if a model's `init` hook panics, deadlocks, or sends to a
     /// mailbox that was never added to the bench
-    /// ([`SimulationError::NoRecipient`]).
+    /// ([`SimulationError::NoRecipient`]) or that was added to another
+    /// bench ([`SimulationError::ForeignAddress`]).
     pub fn init(self, start: SimTime) -> Result<Simulation, SimulationError> {
         if let Some(name) = self.duplicate {
             return Err(SimulationError::DuplicateModelName(name));
