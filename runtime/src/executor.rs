@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::task::RawWaker;
 use std::time::Instant;
 
+use crate::bench::BenchId;
 use crate::mailbox::channel::Channel;
 use crate::model::Model;
 use crate::poll_report;
@@ -37,12 +38,14 @@ pub(crate) enum Executor {
 
 impl Executor {
     /// The deterministic executor for `threads <= 1`, else the
-    /// multi-threaded one with `threads` threads in all.
-    pub(crate) fn new(threads: usize) -> Self {
+    /// multi-threaded one with `threads` threads in all, for the models
+    /// of `bench` (the multi-threaded one marks its worker threads with
+    /// it; the simulation marks the calling thread).
+    pub(crate) fn new(threads: usize, bench: BenchId) -> Self {
         if threads <= 1 {
             Executor::St(st::Executor::new())
         } else {
-            Executor::Mt(mt::Executor::new(threads))
+            Executor::Mt(mt::Executor::new(threads, bench))
         }
     }
 
@@ -103,15 +106,17 @@ impl Executor {
         }
     }
 
-    /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, poll_report::Unbound)> {
+    /// Takes the reports of messages dropped because their mailbox is not
+    /// in the bench (never added, or of another bench), with their sender
+    /// (`None`: the bench).
+    pub(crate) fn take_unbound(&mut self) -> Vec<(Option<Arc<str>>, poll_report::Misaddressed)> {
         match self {
             Executor::St(e) => e.take_unbound(),
             Executor::Mt(e) => e.take_unbound(),
         }
     }
 
-    /// False if no message to a mailbox never added was reported since the
+    /// False if no message to a mailbox not in the bench was reported since the
     /// last [`take_unbound`](Executor::take_unbound) (a cheap look; the
     /// multi-threaded executor always says true).
     pub(crate) fn has_unbound(&self) -> bool {

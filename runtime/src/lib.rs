@@ -24,6 +24,7 @@
 //! See the [`model`](mod@model) module for a complete hand-written model,
 //! and the [`model`](macro@model) attribute for the macros that write it.
 
+mod bench;
 pub mod context;
 pub(crate) mod executor;
 pub mod mailbox;

@@ -9,6 +9,9 @@
 //! - A send to a model that no longer exists is a no-op.
 //! - A send to a mailbox that was never added to the bench is reported as
 //!   [`SimulationError::NoRecipient`](crate::SimulationError::NoRecipient).
+//! - A mailbox belongs to the bench it was added to: a send from another
+//!   bench is refused and reported as
+//!   [`SimulationError::ForeignAddress`](crate::SimulationError::ForeignAddress).
 
 pub(crate) mod channel;
 pub(crate) mod overflow;

@@ -8,13 +8,15 @@
 //! report is only written when something waits or goes wrong) and gives
 //! deadlock and error messages the model names they need.
 //!
-//! It sits on the crate's ground floor, importing only [`Name`]: the ports
+//! It sits on the crate's ground floor, importing only [`Name`] and the
+//! plain [`PortKind`]: the ports
 //! and the scheduled events write the report, the executors take it, and
 //! the simulation turns it into errors. Kept in any one of those layers, it
 //! would make the others reach up into it.
 
 use std::cell::{Cell, RefCell};
 
+use crate::model::PortKind;
 use crate::name::Name;
 
 /// Why a model task is not idle when it returns `Pending`: what blocks
@@ -27,13 +29,19 @@ pub(crate) enum Blocker {
     MailboxSpace(Name),
 }
 
-/// A message sent to a mailbox that was never added to the bench.
+/// A message dropped because its mailbox is not in the sender's bench:
+/// never added to a bench, or added to another one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Unbound {
+pub(crate) struct Misaddressed {
     /// The type of the model whose mailbox it was.
     pub(crate) model_type: &'static str,
     /// The port the message was for.
     pub(crate) port: &'static str,
+    /// Whether that port is an input or a replier.
+    pub(crate) kind: PortKind,
+    /// `None`: the mailbox was never added to a bench; `Some`: the name of
+    /// its model in the other bench it was added to.
+    pub(crate) foreign: Option<Name>,
 }
 
 /// Everything noted during one poll.
@@ -42,8 +50,8 @@ pub(crate) struct PollReport {
     /// Set when the task is about to wait on something other than its
     /// mailbox.
     pub(crate) waiting: Option<Blocker>,
-    /// Messages dropped because their mailbox was never added.
-    pub(crate) unbound: Option<Unbound>,
+    /// The first message dropped because its mailbox is not in the bench.
+    pub(crate) unbound: Option<Misaddressed>,
 }
 
 thread_local! {
@@ -52,6 +60,10 @@ thread_local! {
     /// True once something was noted in `REPORT` since the last `take`:
     /// most polls note nothing, and then `take` only reads this flag.
     static NOTED: Cell<bool> = const { Cell::new(false) };
+    /// Set by a port that can never complete the model method awaiting it
+    /// (a `UniRequestor` whose request was dropped): the model's task
+    /// abandons that method (see `model::run`).
+    static ABANDON: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Notes that the current task waits on `waiting`.
@@ -60,14 +72,24 @@ pub(crate) fn set_waiting(waiting: Blocker) {
     REPORT.with(|r| r.borrow_mut().waiting = Some(waiting));
 }
 
-/// Notes a message dropped because its mailbox was never added.
-pub(crate) fn note_unbound(model_type: &'static str, port: &'static str) {
+/// Notes a message dropped because its mailbox is not in the bench.
+pub(crate) fn note_misaddressed(misaddressed: Misaddressed) {
     NOTED.with(|n| n.set(true));
     REPORT.with(|r| {
-        r.borrow_mut()
-            .unbound
-            .get_or_insert(Unbound { model_type, port });
+        r.borrow_mut().unbound.get_or_insert(misaddressed);
     });
+}
+
+/// Asks the model's task to abandon the method being polled: it awaits
+/// something that will never come.
+pub(crate) fn abandon_method() {
+    ABANDON.with(|a| a.set(true));
+}
+
+/// True, once, if a port asked to abandon the method just polled.
+#[inline]
+pub(crate) fn take_abandon() -> bool {
+    ABANDON.with(|a| a.replace(false))
 }
 
 /// Takes and clears the report of this thread, if anything was noted

@@ -52,7 +52,9 @@ pub use key::EventKey;
 use local::{Driving, LocalSchedule};
 use spare::{ReturningBox, SpareBox};
 
+use crate::bench::BenchId;
 use crate::mailbox::IntoAddress;
+use crate::poll_report::Misaddressed;
 pub use crate::ports::event::Event;
 use crate::ports::InputFor;
 use crate::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -88,6 +90,17 @@ pub enum SchedulingError {
         /// The port the event was for.
         port: &'static str,
     },
+    /// The target mailbox (or, for an [`EventSource`](crate::EventSource)'s
+    /// event, one of its connections) belongs to another bench: a mailbox
+    /// belongs to the bench it was added to.
+    ForeignAddress {
+        /// The recipient model's name in the other bench.
+        model: String,
+        /// The recipient model's type.
+        model_type: &'static str,
+        /// The input the event was for.
+        port: &'static str,
+    },
     /// The simulation this [`Scheduler`] belongs to was dropped: nothing
     /// will ever deliver the event.
     SimulationDropped,
@@ -111,6 +124,14 @@ impl fmt::Display for SchedulingError {
             SchedulingError::NoRecipient { model_type, port } => write!(
                 f,
                 "cannot schedule an event for input `{port}` of a `{model_type}`: its mailbox was never added to the bench"
+            ),
+            SchedulingError::ForeignAddress {
+                model,
+                model_type,
+                port,
+            } => write!(
+                f,
+                "cannot schedule an event for input `{port}` of model `{model}` ({model_type}): that model was added to another bench, and a mailbox belongs to the bench it was added to"
             ),
             SchedulingError::SimulationDropped => write!(
                 f,
@@ -185,6 +206,9 @@ pub(crate) struct SchedulerCore {
     /// driving thread exist only with the multi-threaded executor, which
     /// never stages), and the lock-free step needs no announcement.
     handles: AtomicUsize,
+    /// The identity of this core's bench, which the mailboxes added to it
+    /// record (see `crate::bench`).
+    pub(crate) bench: BenchId,
 }
 
 impl SchedulerCore {
@@ -201,6 +225,7 @@ impl SchedulerCore {
             bench_seq: AtomicU64::new(0),
             closed: AtomicBool::new(false),
             handles: AtomicUsize::new(0),
+            bench: BenchId::new(),
         }
     }
 
@@ -777,15 +802,28 @@ impl Scheduler {
         key: Option<EventKey>,
         period: Option<Duration>,
     ) -> Result<(), SchedulingError> {
-        if let Some(unbound) = event.action.unbound_recipient() {
-            return Err(SchedulingError::NoRecipient {
-                model_type: unbound.model_type,
-                port: unbound.port,
-            });
+        if let Some(misaddressed) = event.action.misaddressed(self.core.bench) {
+            return Err(misaddressed_event(misaddressed));
         }
         let seq = self.core.next_bench_seq();
         self.core
             .schedule(deadline, period, BENCH_ORIGIN, seq, event, key)
+    }
+}
+
+/// The error of an event whose recipient is not in the bench (cold).
+#[cold]
+fn misaddressed_event(misaddressed: Misaddressed) -> SchedulingError {
+    match misaddressed.foreign {
+        None => SchedulingError::NoRecipient {
+            model_type: misaddressed.model_type,
+            port: misaddressed.port,
+        },
+        Some(model) => SchedulingError::ForeignAddress {
+            model: model.to_string(),
+            model_type: misaddressed.model_type,
+            port: misaddressed.port,
+        },
     }
 }
 

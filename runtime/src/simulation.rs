@@ -11,7 +11,8 @@
 //! code while an event is delivered, a deadlock or a timeout is fatal: the call returns the error and every later call returns it again
 //! without doing anything, so nothing hangs and no half-processed step is
 //! mistaken for a complete one. A halt request, a message to a mailbox that
-//! was never added, or an invalid time is reported without losing state.
+//! was never added or that belongs to another bench, or an invalid time is
+//! reported without losing state.
 
 mod error;
 mod init;
@@ -27,10 +28,13 @@ use std::time::{Duration, Instant};
 pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
 
+use crate::bench::BenchGuard;
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
-use crate::poll_report::{self, Blocker};
+use crate::model::PortKind;
+use crate::poll_report::{self, Blocker, Misaddressed};
 use crate::ports::event::{Action, Event};
+use crate::ports::target::{check_address, Check};
 use crate::ports::{QuerySource, ReplierFor, Requestor};
 use crate::scheduler::heap::{Entry, BENCH_ORIGIN};
 use crate::scheduler::local::Driving;
@@ -64,8 +68,9 @@ pub struct Simulation {
     /// The box of the last fired one-shot model event, handed back to the
     /// schedule for reuse at the next step (see `scheduler::spare`).
     returning: ReturningBox,
-    /// A bench event sent to a mailbox never added, not yet reported.
-    pending_unbound: Option<(Option<Arc<str>>, poll_report::Unbound)>,
+    /// A bench event sent to a mailbox never added, not yet reported (with
+    /// no sender: the bench).
+    pending_unbound: Option<(Option<Arc<str>>, Misaddressed)>,
     /// Zero-delay rounds allowed in one time step.
     pub(crate) zero_delay_rounds: usize,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
@@ -79,7 +84,7 @@ pub struct Simulation {
 impl Simulation {
     pub(crate) fn new(core: Arc<SchedulerCore>, timeout: Option<Duration>, threads: usize) -> Self {
         Simulation {
-            executor: Executor::new(threads),
+            executor: Executor::new(threads, core.bench),
             core: core.clone(),
             timeout,
             fatal: None,
@@ -131,6 +136,7 @@ impl Simulation {
     pub fn step(&mut self) -> Result<(), SimulationError> {
         self.check_usable()?;
         let _driving = self.drive();
+        let _bench = self.enter();
         let deadline = self.deadline();
         if self.take_next_due(SimTime::MAX) {
             self.process_due(deadline)?;
@@ -152,6 +158,7 @@ impl Simulation {
         }
         let deadline = self.deadline();
         let _driving = self.drive();
+        let _bench = self.enter();
         loop {
             while self.take_next_due(time) {
                 self.process_due(deadline)?;
@@ -189,6 +196,7 @@ impl Simulation {
         self.check_usable()?;
         let deadline = self.deadline();
         let _driving = self.drive();
+        let _bench = self.enter();
         while self.take_next_due(SimTime::MAX) {
             self.process_due(deadline)?;
             self.run_zero_delay_rounds(deadline)?;
@@ -201,15 +209,12 @@ impl Simulation {
     /// everything it causes.
     pub fn process(&mut self, event: Event) -> Result<(), SimulationError> {
         self.check_usable()?;
-        if let Some(unbound) = event.action.unbound_recipient() {
-            return Err(SimulationError::NoRecipient {
-                sender: None,
-                model_type: unbound.model_type,
-                port: unbound.port,
-            });
+        if let Some(misaddressed) = event.action.misaddressed(self.core.bench) {
+            return Err(misaddressed_error(None, misaddressed));
         }
         let deadline = self.deadline();
         let _driving = self.drive();
+        let _bench = self.enter();
         let mut action = event.action;
         self.deliver(&mut *action)?;
         self.settle(deadline)?;
@@ -248,12 +253,17 @@ impl Simulation {
     {
         let port = port.into_replier_port();
         let address = address.into_address();
-        if address.channel().name().is_none() {
-            return Err(SimulationError::NoRecipient {
-                sender: None,
-                model_type: address.model_type(),
-                port: port.name(),
-            });
+        match check_address(&address, port.name(), PortKind::Replier, self.core.bench) {
+            Check::Bound => {}
+            Check::Unbound => {
+                return Err(SimulationError::NoRecipient {
+                    sender: None,
+                    model_type: address.model_type(),
+                    port: port.name(),
+                    kind: PortKind::Replier,
+                })
+            }
+            Check::Foreign(report) => return Err(misaddressed_error(None, report)),
         }
         let mut requestor = Requestor::new();
         requestor.connect(port, address.clone());
@@ -280,6 +290,12 @@ impl Simulation {
         T: Clone + Send + 'static,
         R: Send + 'static,
     {
+        // A replier of another bench gets nothing: the query is refused
+        // whole, like an event. One never added is reported after the
+        // query, which the others answer (as for an event source).
+        if let Some(foreign) = source.requestor.misaddressed(self.core.bench) {
+            return Err(misaddressed_error(None, foreign));
+        }
         let requestor = std::mem::take(&mut source.requestor);
         let (replies, requestor) = self.run_query(requestor, request)?;
         source.requestor = requestor;
@@ -300,6 +316,7 @@ impl Simulation {
         self.check_usable()?;
         let deadline = self.deadline();
         let _driving = self.drive();
+        let _bench = self.enter();
         let result = Arc::new(Mutex::new(None));
         let slot = result.clone();
         let task = async move {
@@ -519,8 +536,9 @@ impl Simulation {
         }
     }
 
-    /// Keeps the first message the bench sent to a mailbox never added,
-    /// for [`check_unbound`](Simulation::check_unbound).
+    /// Keeps the first message the bench sent to a mailbox never added
+    /// (or of another bench), for
+    /// [`check_unbound`](Simulation::check_unbound).
     fn note_unbound_from_bench(&mut self) {
         if let Some(unbound) = poll_report::take().unbound {
             self.pending_unbound.get_or_insert((None, unbound));
@@ -588,7 +606,8 @@ impl Simulation {
         })
     }
 
-    /// Reports the first message sent to a mailbox that was never added.
+    /// Reports the first message dropped because its mailbox is not in the
+    /// bench: never added, or added to another bench.
     #[inline]
     fn check_unbound(&mut self) -> Result<(), SimulationError> {
         if self.pending_unbound.is_none() && !self.executor.has_unbound() {
@@ -605,14 +624,13 @@ impl Simulation {
         let first = self
             .pending_unbound
             .take()
-            .or_else(|| from_models.into_iter().next().map(|(s, u)| (Some(s), u)));
+            .or_else(|| from_models.into_iter().next());
         match first {
             None => Ok(()),
-            Some((sender, unbound)) => Err(SimulationError::NoRecipient {
-                sender: sender.map(|s| s.to_string()),
-                model_type: unbound.model_type,
-                port: unbound.port,
-            }),
+            Some((sender, misaddressed)) => Err(misaddressed_error(
+                sender.map(|s| s.to_string()),
+                misaddressed,
+            )),
         }
     }
 
@@ -647,9 +665,43 @@ impl Simulation {
         matches!(self.executor, Executor::St(_)).then(|| self.core.drive())
     }
 
+    /// Marks this thread as running this bench's models until the guard
+    /// drops, for the ports' check of their connections (see
+    /// `crate::bench`).
+    pub(crate) fn enter(&self) -> BenchGuard {
+        BenchGuard::enter(self.core.bench)
+    }
+
     /// The wall-clock deadline of a call starting now.
     pub(crate) fn deadline(&self) -> Option<Instant> {
         self.timeout.map(|limit| Instant::now() + limit)
+    }
+}
+
+/// The error of a message dropped because its mailbox is not in the
+/// bench, from `sender` (`None`: the bench).
+#[cold]
+fn misaddressed_error(sender: Option<String>, misaddressed: Misaddressed) -> SimulationError {
+    let Misaddressed {
+        model_type,
+        port,
+        kind,
+        foreign,
+    } = misaddressed;
+    match foreign {
+        None => SimulationError::NoRecipient {
+            sender,
+            model_type,
+            port,
+            kind,
+        },
+        Some(model) => SimulationError::ForeignAddress {
+            sender,
+            model: model.to_string(),
+            model_type,
+            port,
+            kind,
+        },
     }
 }
 

@@ -36,9 +36,13 @@ impl Slot for MarkSlot {
         self.with(|s| s.replace(key))
     }
 
-    #[inline]
+    // Always inlined: the single-threaded wake-up asks it once per message
+    // sent, and the compiler otherwise called the thread-local's accessor
+    // out of line when the send grew a little (see `docs/benchmarks.md`,
+    // "Measurements behind code decisions").
+    #[inline(always)]
     fn get(&'static self) -> usize {
-        self.with(Cell::get)
+        self.with(|slot| slot.get())
     }
 }
 
@@ -83,7 +87,7 @@ impl<S: Slot> Drop for ThreadMark<S> {
 }
 
 /// True if this thread drives the structure at `key` according to `slot`.
-#[inline]
+#[inline(always)]
 pub(crate) fn is_marked<S: Slot>(slot: &'static S, key: usize) -> bool {
     slot.get() == key
 }

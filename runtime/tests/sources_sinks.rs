@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 
+use causim::model::PortKind;
 use causim::SchedulingError;
 
 #[test]
@@ -174,6 +175,7 @@ fn bench_message_to_a_mailbox_never_added_is_reported_immediately() {
         sender: None,
         model_type: "Counter",
         port: "add",
+        kind: PortKind::Input,
     };
     assert_eq!(
         simu.process_event(Counter::ports().add, 1, &orphan),
@@ -186,6 +188,7 @@ fn bench_message_to_a_mailbox_never_added_is_reported_immediately() {
             sender: None,
             model_type: "Counter",
             port: "read",
+            kind: PortKind::Replier,
         })
     );
     assert_eq!(
@@ -220,6 +223,7 @@ fn event_source_connected_to_a_mailbox_never_added() {
             sender: None,
             model_type: "Recorder<u32>",
             port: "input",
+            kind: PortKind::Input,
         }
     );
     // The other connection was served, and the simulation goes on.
@@ -257,6 +261,7 @@ fn model_message_to_a_mailbox_never_added_is_reported_after_the_step() {
             sender: Some("emitter".into()),
             model_type: "Recorder<u32>",
             port: "input",
+            kind: PortKind::Input,
         }
     );
     assert!(error.to_string().contains("emitter"), "{error}");
@@ -332,6 +337,7 @@ fn init_hook_message_to_a_mailbox_never_added_fails_init() {
             sender: Some("announcer".into()),
             model_type: "Recorder<u32>",
             port: "input",
+            kind: PortKind::Input,
         }
     );
 }

@@ -42,7 +42,8 @@ use std::time::{Duration, Instant};
 
 use super::st::{RunError, Stuck, TaskFuture};
 use super::{TaskMeta, TaskProbe};
-use crate::poll_report::Unbound;
+use crate::bench::BenchId;
+use crate::poll_report::Misaddressed;
 use crate::sync::thread::{self, JoinHandle};
 use crate::sync::work_queue::Worker;
 use crate::sync::Arc;
@@ -77,6 +78,8 @@ pub(crate) struct Executor {
     /// deadline: the calling thread then only watches the clock, and the
     /// stand-in polls in its place (see [`run_watching`]).
     stand_in: Option<Worker<TaskRef>>,
+    /// The bench whose models it runs, marked on every worker thread.
+    bench: BenchId,
 }
 
 impl Executor {
@@ -85,7 +88,7 @@ impl Executor {
     ///
     /// One more slot is made for the stand-in worker, whose thread is only
     /// spawned if a run has a deadline.
-    pub(crate) fn new(threads: usize) -> Self {
+    pub(crate) fn new(threads: usize, bench: BenchId) -> Self {
         let threads = threads.max(2);
         let locals: Vec<_> = (0..=threads)
             .map(|_| Worker::new(LOCAL_QUEUE_CAPACITY))
@@ -96,7 +99,7 @@ impl Executor {
         let stand_in = locals.next_back();
         let workers = locals
             .enumerate()
-            .filter_map(|(i, local)| spawn_worker(&shared, i + 1, local))
+            .filter_map(|(i, local)| spawn_worker(&shared, i + 1, local, bench))
             .collect();
         Executor {
             shared,
@@ -105,6 +108,7 @@ impl Executor {
             tasks: Vec::new(),
             compacted: 0,
             stand_in,
+            bench,
         }
     }
 
@@ -163,7 +167,7 @@ impl Executor {
             let index = self.shared.handles.len() - 1;
             self.shared.include_stand_in();
             self.workers
-                .extend(spawn_worker(&self.shared, index, local));
+                .extend(spawn_worker(&self.shared, index, local, self.bench));
         }
         !self.workers.is_empty()
     }
@@ -197,8 +201,10 @@ impl Executor {
         self.shared.trim();
     }
 
-    /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&mut self) -> Vec<(std::sync::Arc<str>, Unbound)> {
+    /// Takes the reports of messages dropped because their mailbox is not
+    /// in the bench (never added, or of another bench), with their sender
+    /// (`None`: the bench).
+    pub(crate) fn take_unbound(&mut self) -> Vec<(Option<std::sync::Arc<str>>, Misaddressed)> {
         self.shared.take_unbound()
     }
 
@@ -251,10 +257,13 @@ fn spawn_worker(
     shared: &Arc<Shared>,
     index: usize,
     local: Worker<TaskRef>,
+    bench: BenchId,
 ) -> Option<JoinHandle<()>> {
     let shared = shared.clone();
     let name = format!("causim-worker-{index}");
     thread::spawn_named(name, move || {
+        // The thread runs this bench's models only (see `crate::bench`).
+        crate::bench::set_for_thread(bench);
         let mut home = Some(worker_context::VacantWorker::new(local));
         let installed = worker_context::install(&shared, index, &mut home);
         worker_context::with(|spawned| {

@@ -25,7 +25,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use super::{panic_message, TaskMeta, TaskProbe};
-use crate::poll_report::{self, Blocker, Unbound};
+use crate::poll_report::{self, Blocker, Misaddressed};
 use crate::sync::atomic::Ordering;
 use crate::wake::{RunQueue, Running, TaskWaker};
 
@@ -100,9 +100,9 @@ pub(crate) struct Executor {
     /// What each task waited on after its last poll, if not its mailbox
     /// (only tasks that wait on a reply or on a full mailbox are listed).
     waiting: HashMap<usize, Blocker>,
-    /// Messages dropped because their mailbox was never added, with the
-    /// sender.
-    unbound: Vec<(Arc<str>, Unbound)>,
+    /// Messages dropped because their mailbox is not in the bench (never
+    /// added, or of another bench), with the sender (`None`: the bench).
+    unbound: Vec<(Option<Arc<str>>, Misaddressed)>,
     /// An empty buffer swapped with the shared queue to drain it.
     drained: VecDeque<usize>,
 }
@@ -276,13 +276,15 @@ impl Executor {
     }
 
     /// Files what the ports noted while task `id` was polled: a message
-    /// to a mailbox never added, and what the task now waits on (or that
+    /// to a mailbox not in the bench, and what the task now waits on (or that
     /// it no longer waits on anything but its mailbox).
     #[cold]
     fn file_report(&mut self, id: usize, report: poll_report::PollReport) {
         if let Some(unbound) = report.unbound {
             if let Some(task) = self.tasks.get(id).and_then(Option::as_ref) {
-                self.unbound.push((task.probe.name(), unbound));
+                // A bench query is not a model: the bench is the sender.
+                let sender = task.probe.has_mailbox().then(|| task.probe.name());
+                self.unbound.push((sender, unbound));
             }
         }
         match report.waiting {
@@ -366,12 +368,14 @@ impl Executor {
         self.queue.local.shrink_to_fit(&running);
     }
 
-    /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&mut self) -> Vec<(Arc<str>, Unbound)> {
+    /// Takes the reports of messages dropped because their mailbox is not
+    /// in the bench (never added, or of another bench), with their sender
+    /// (`None`: the bench).
+    pub(crate) fn take_unbound(&mut self) -> Vec<(Option<Arc<str>>, Misaddressed)> {
         std::mem::take(&mut self.unbound)
     }
 
-    /// True if messages to mailboxes never added were reported since the
+    /// True if messages to mailboxes not in the bench were reported since the
     /// last [`take_unbound`](Executor::take_unbound).
     pub(crate) fn has_unbound(&self) -> bool {
         !self.unbound.is_empty()

@@ -33,9 +33,11 @@ use std::task::{Context, Poll};
 use super::overflow::Overflow;
 use super::queue::{ArrayQueue, Claim, ClaimError};
 use super::wait_list::WaitList;
+use crate::bench::BenchId;
+use crate::model::PortKind;
 use crate::name::Name;
-use crate::poll_report;
-use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::poll_report::{self, Misaddressed};
+use crate::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use crate::sync::DiatomicWaker;
 use crate::wake::TaskWaker;
 
@@ -68,6 +70,11 @@ pub(crate) struct Channel<T> {
     /// consumer, and on the single-threaded executor by the producer that
     /// wakes it).
     parked: AtomicBool,
+    /// The bench the owning model was added to (`BenchId::to_raw`; 0 until
+    /// then), for the cold check of a sender's bench (see `crate::bench`).
+    /// Here, beside `parked`, it fills padding: a field of `binding`
+    /// would grow every channel by 8 bytes.
+    bench: AtomicU32,
     /// Producers waiting for a free slot.
     producers: WaitList,
     /// Set once, when the owning model is added to a bench.
@@ -99,6 +106,7 @@ impl<T> Channel<T> {
             queue: ArrayQueue::new(capacity),
             local_consumer: TaskWaker::new(),
             parked: AtomicBool::new(false),
+            bench: AtomicU32::new(0),
             producers: WaitList::new(),
             binding: OnceLock::new(),
             consumer: DiatomicWaker::new(),
@@ -111,9 +119,15 @@ impl<T> Channel<T> {
         self.queue.capacity()
     }
 
-    /// Records the model instance that owns this channel; false if it was
-    /// already added to a bench.
-    pub(crate) fn bind(&self, name: Name) -> bool {
+    /// Records the model instance that owns this channel and the bench it
+    /// was added to; false if it was already added to a bench.
+    pub(crate) fn bind(&self, name: Name, bench: BenchId) -> bool {
+        // Stored before the binding is published (a release), read after
+        // it is seen (an acquire): `bench()` never sees a bound channel
+        // without its bench. A second `bind` leaves both alone.
+        if self.binding.get().is_none() {
+            self.bench.store(bench.to_raw(), Ordering::Relaxed);
+        }
         let bound = self.binding.set(Binding { name }).is_ok();
         // From now on producers may claim slots: until then the unopened
         // mark in the queue's `tail` fails every claim, which the failure
@@ -131,6 +145,24 @@ impl<T> Channel<T> {
     /// The owning model instance's name, once added to a bench.
     pub(crate) fn name(&self) -> Option<&str> {
         self.binding.get().map(|b| b.name.as_str())
+    }
+
+    /// The owning model instance's name and its bench, once added to a
+    /// bench (cold: for the checks of a first send and of bench calls).
+    pub(crate) fn binding(&self) -> Option<&Binding> {
+        self.binding.get()
+    }
+
+    /// The bench the owning model was added to, once added (cold).
+    pub(crate) fn bench(&self) -> Option<BenchId> {
+        self.binding.get()?;
+        BenchId::from_raw(self.bench.load(Ordering::Relaxed))
+    }
+
+    /// True once the owning model no longer exists: sends are no-ops
+    /// (cold: a connection's check).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.queue.is_closed()
     }
 
     /// The owning model instance's name, once added to a bench, for a
@@ -241,6 +273,12 @@ impl<T> Channel<T> {
     }
 
     /// Tells the consumer a message is in.
+    ///
+    /// Inlined into each connection's send, like the rest of the delivered
+    /// path: left to the compiler, it was called out of line as soon as a
+    /// connection's send grew a little (see `docs/benchmarks.md`,
+    /// "Measurements behind code decisions").
+    #[inline]
     fn wake_consumer(&self) {
         let Some(local) = self.local_consumer.get() else {
             self.consumer.notify();
@@ -427,8 +465,13 @@ impl<T> Channel<T> {
 /// simulation: the cold, out-of-line call of the send path. Sends from the
 /// bench are checked before they start.
 #[cold]
-pub(crate) fn note_unbound_cold(model_type: &'static str, port: &'static str) {
-    poll_report::note_unbound(model_type, port);
+pub(crate) fn note_unbound_cold(model_type: &'static str, port: &'static str, kind: PortKind) {
+    poll_report::note_misaddressed(Misaddressed {
+        model_type,
+        port,
+        kind,
+        foreign: None,
+    });
 }
 
 #[cfg(all(test, causim_loom))]

@@ -515,6 +515,11 @@ impl<T> ArrayQueue<T> {
         self.tail.fetch_or(mark_bit, Ordering::SeqCst) & mark_bit == 0
     }
 
+    /// True once the queue was closed (cold: a connection's check).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tail.load(Ordering::Acquire) & self.mark_bit() != 0
+    }
+
     /// Drops every message of a closed queue, waiting for producers that
     /// claimed a slot before the close to publish it.
     ///

@@ -3,8 +3,19 @@
 //!
 //! Beside the [`Model`] trait, where a reader looks for "how does a model
 //! run"; `SimInit::add_model` boxes this future and spawns it.
+//!
+//! A model method can await something that will never come for a reason
+//! that is the bench's wiring, not a deadlock: a `UniRequestor` whose
+//! replier's mailbox is not in the bench has dropped its request, and has
+//! no reply to return. It reports the error and asks, through the poll
+//! report, that the method be abandoned; [`Abandonable`] then drops the
+//! method's future (as any Rust future is cancelled) and the model goes on
+//! with its next message. The request is only looked at when the method
+//! returns `Pending`: a method that completes pays nothing.
 
 use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
 
 use crate::context::Context;
 use crate::model::Model;
@@ -21,10 +32,34 @@ pub(crate) fn run_model<M: Model>(model: M, cx: Context<M>) -> impl Future<Outpu
     let mut parts = (model, cx);
     async move {
         let (model, cx) = &mut parts;
-        model.init(cx).await;
+        Abandonable(model.init(cx)).await;
         loop {
             let message = poll_fn(|task_cx| cx.poll_recv(task_cx)).await;
-            model.dispatch(message, cx).await;
+            Abandonable(model.dispatch(message, cx)).await;
+        }
+    }
+}
+
+/// A model method's future that completes early when a port asks for the
+/// method to be abandoned (see the module docs). A plain wrapper, no
+/// state of its own: the task's future does not grow.
+struct Abandonable<F>(F);
+
+impl<F: Future<Output = ()>> Future for Abandonable<F> {
+    type Output = ();
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, task_cx: &mut TaskContext<'_>) -> Poll<()> {
+        // SAFETY: the method's future is pinned with its wrapper: it is
+        // never moved out of it, and the wrapper has no `Drop` or `Unpin`
+        // impl of its own that could move it.
+        let method = unsafe { self.map_unchecked_mut(|wrapper| &mut wrapper.0) };
+        match method.poll(task_cx) {
+            Poll::Ready(()) => Poll::Ready(()),
+            // The method's future is dropped with the wrapper when the
+            // `await` completes.
+            Poll::Pending if crate::poll_report::take_abandon() => Poll::Ready(()),
+            Poll::Pending => Poll::Pending,
         }
     }
 }

@@ -17,11 +17,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::fanout::FanoutSend;
-use super::target::{describe_input, push_from_bench, Target};
+use super::target::{check_address, describe_input, push_from_bench, Check, Target};
 use super::{EventSource, InputFor, InputPort};
+use crate::bench::BenchId;
 use crate::mailbox::{Address, IntoAddress};
-use crate::model::Model;
-use crate::poll_report::Unbound;
+use crate::model::{Model, PortKind};
+use crate::poll_report::Misaddressed;
 
 /// A deliverable event.
 ///
@@ -35,8 +36,10 @@ pub(crate) trait Action: Any + Send {
     /// `mailbox/overflow.rs`). A periodic action can fire again.
     fn fire(&mut self);
 
-    /// The recipient, if it is a mailbox that was never added to a bench.
-    fn unbound_recipient(&self) -> Option<Unbound>;
+    /// The recipient, if its mailbox is not in `bench`: never added to a
+    /// bench, or added to another one (cold: checked by the bench call
+    /// that fires or schedules the event).
+    fn misaddressed(&self, bench: BenchId) -> Option<Misaddressed>;
 
     /// The period of a periodic event; `None` for a one-shot event.
     fn period(&self) -> Option<Duration> {
@@ -76,12 +79,22 @@ fn deliver_payload<M: Model, T>(address: &Address<M>, port: InputPort<M, T>, pay
     push_from_bench(address, port.name(), payload, |p| Some(port.message(p)));
 }
 
-/// The recipient, if its mailbox was never added to a bench.
-fn unbound<M: Model, T>(address: &Address<M>, port: InputPort<M, T>) -> Option<Unbound> {
-    address.channel().name().is_none().then(|| Unbound {
-        model_type: address.model_type(),
-        port: port.name(),
-    })
+/// The recipient, if its mailbox is not in `bench`.
+fn misaddressed<M: Model, T>(
+    address: &Address<M>,
+    port: InputPort<M, T>,
+    bench: BenchId,
+) -> Option<Misaddressed> {
+    match check_address(address, port.name(), PortKind::Input, bench) {
+        Check::Bound => None,
+        Check::Unbound => Some(Misaddressed {
+            model_type: address.model_type(),
+            port: port.name(),
+            kind: PortKind::Input,
+            foreign: None,
+        }),
+        Check::Foreign(report) => Some(report),
+    }
 }
 
 impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
@@ -91,8 +104,8 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
         }
     }
 
-    fn unbound_recipient(&self) -> Option<Unbound> {
-        unbound(&self.address, self.port)
+    fn misaddressed(&self, bench: BenchId) -> Option<Misaddressed> {
+        misaddressed(&self.address, self.port, bench)
     }
 
     fn describe(&self) -> String {
@@ -119,8 +132,8 @@ impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
         deliver_payload(&self.address, self.port, self.payload.clone());
     }
 
-    fn unbound_recipient(&self) -> Option<Unbound> {
-        unbound(&self.address, self.port)
+    fn misaddressed(&self, bench: BenchId) -> Option<Misaddressed> {
+        misaddressed(&self.address, self.port, bench)
     }
 
     fn period(&self) -> Option<Duration> {
@@ -147,8 +160,15 @@ impl<T: Clone + Send + 'static> Action for SourceAction<T> {
         self.progress.deliver_from_bench(&self.targets);
     }
 
-    fn unbound_recipient(&self) -> Option<Unbound> {
-        None
+    /// Only a connection to another bench: one to a mailbox never added
+    /// is reported as the event is delivered to the others.
+    fn misaddressed(&self, bench: BenchId) -> Option<Misaddressed> {
+        self.targets
+            .iter()
+            .find_map(|target| match target.check(bench) {
+                Check::Foreign(report) => Some(report),
+                Check::Bound | Check::Unbound => None,
+            })
     }
 
     fn describe(&self) -> String {

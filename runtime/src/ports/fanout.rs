@@ -1,5 +1,12 @@
 //! The connection list shared by outputs and event sources, and the
 //! allocation-free fan-out send over it.
+//!
+//! A new list is *unchecked*: the first send through it checks every
+//! connection against the sending bench (see `crate::bench`), replaces
+//! one to a mailbox of another bench by a connection that refuses every
+//! message, and only then files the list as one connection or many. The
+//! unchecked state is two more variants of the list's tag, which a send
+//! tests anyway: a checked list's send pays nothing for it.
 
 use std::fmt;
 use std::sync::Arc;
@@ -7,7 +14,7 @@ use std::task::{Context, Poll};
 
 use super::input::InputFor;
 use super::sink::Sink;
-use super::target::{identity_some, InputConnection, Target};
+use super::target::{identity_some, Check, ForeignInput, InputConnection, Target};
 use crate::mailbox::IntoAddress;
 
 /// The connections of one output or event source, in connection order.
@@ -40,17 +47,28 @@ enum Targets<T> {
         reason = "a plain tag for the one-connection case; see the type's doc"
     )]
     Many(Box<Vec<Arc<dyn Target<T>>>>),
+    /// One, not yet checked against the sending bench (see the module
+    /// docs): inline like `One`, so a connection allocates nothing more.
+    UncheckedOne(Arc<dyn Target<T>>),
+    /// Two or more, not yet checked against the sending bench.
+    #[expect(
+        clippy::box_collection,
+        reason = "grows in place like `Many`, which it becomes"
+    )]
+    Unchecked(Box<Vec<Arc<dyn Target<T>>>>),
 }
 
 impl<T> Targets<T> {
-    /// Appends `target`.
+    /// Appends `target`; the list is then unchecked.
     fn push(&mut self, target: Arc<dyn Target<T>>) {
         *self = match std::mem::replace(self, Targets::None) {
-            Targets::None => Targets::One(target),
-            Targets::One(first) => Targets::Many(Box::new(vec![first, target])),
-            Targets::Many(mut all) => {
+            Targets::None => Targets::UncheckedOne(target),
+            Targets::One(first) | Targets::UncheckedOne(first) => {
+                Targets::Unchecked(Box::new(vec![first, target]))
+            }
+            Targets::Many(mut all) | Targets::Unchecked(mut all) => {
                 all.push(target);
-                Targets::Many(all)
+                Targets::Unchecked(all)
             }
         };
     }
@@ -60,9 +78,44 @@ impl<T> Targets<T> {
     fn as_slice(&self) -> &[Arc<dyn Target<T>>] {
         match self {
             Targets::None => &[],
-            Targets::One(one) => std::slice::from_ref(one),
-            Targets::Many(all) => all,
+            Targets::One(one) | Targets::UncheckedOne(one) => std::slice::from_ref(one),
+            Targets::Many(all) | Targets::Unchecked(all) => all,
         }
+    }
+
+    /// Checks an unchecked list against the bench this thread runs, and
+    /// files it as checked unless some recipient is in no bench yet (or
+    /// no bench runs here); see the module docs.
+    #[cold]
+    #[inline(never)]
+    fn check(&mut self) {
+        let all = match self {
+            Targets::UncheckedOne(one) => std::slice::from_mut(one),
+            Targets::Unchecked(all) => &mut all[..],
+            _ => return,
+        };
+        let Some(bench) = crate::bench::current() else {
+            return;
+        };
+        let mut settled = true;
+        for target in all.iter_mut() {
+            match target.check(bench) {
+                Check::Bound => {}
+                // Reported by each send, until added to a bench.
+                Check::Unbound => settled = false,
+                Check::Foreign(report) => {
+                    *target = Arc::new(ForeignInput::new(report, target.describe()));
+                }
+            }
+        }
+        if !settled {
+            return;
+        }
+        *self = match std::mem::replace(self, Targets::None) {
+            Targets::UncheckedOne(only) => Targets::One(only),
+            Targets::Unchecked(all) => Targets::Many(all),
+            other => other,
+        };
     }
 }
 
@@ -132,11 +185,21 @@ impl<T: Clone + Send + 'static> Fanout<T> {
     /// through a slice: that is a single comparison, where decoding the
     /// enum into a slice first costs several instructions per send.
     #[inline]
-    pub(crate) fn poll_send(&self, send: &mut FanoutSend<T>, cx: &mut Context<'_>) -> Poll<()> {
+    pub(crate) fn poll_send(&mut self, send: &mut FanoutSend<T>, cx: &mut Context<'_>) -> Poll<()> {
         match &self.targets {
             Targets::One(only) => send.poll_one(&**only, cx),
-            targets => send.poll_many(targets.as_slice(), cx),
+            Targets::Many(all) => send.poll_many(all, cx),
+            _ => self.poll_unchecked(send, cx),
         }
+    }
+
+    /// [`poll_send`](Fanout::poll_send) of an unchecked (or empty) list:
+    /// checks it first (see the module docs).
+    #[cold]
+    #[inline(never)]
+    fn poll_unchecked(&mut self, send: &mut FanoutSend<T>, cx: &mut Context<'_>) -> Poll<()> {
+        self.targets.check();
+        send.poll(self.targets.as_slice(), cx)
     }
 
     /// The connections, in order.
@@ -210,6 +273,21 @@ impl<T: Clone> FanoutSend<T> {
             };
             target.send_from_bench(value);
             self.next += 1;
+        }
+    }
+
+    /// Delivers to each connection in order; `Pending` while one is full.
+    ///
+    /// Every poll of one send must be given the same `targets`.
+    #[inline]
+    pub(crate) fn poll(
+        &mut self,
+        targets: &[Arc<dyn Target<T>>],
+        cx: &mut Context<'_>,
+    ) -> Poll<()> {
+        match targets {
+            [only] => self.poll_one(&**only, cx),
+            _ => self.poll_many(targets, cx),
         }
     }
 

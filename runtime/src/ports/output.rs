@@ -81,7 +81,7 @@ impl<T: Clone + Send + 'static> Output<T> {
     #[inline]
     pub fn send(&mut self, value: T) -> OutputSend<'_, T> {
         OutputSend {
-            fanout: &self.fanout,
+            fanout: &mut self.fanout,
             progress: FanoutSend::new(value),
         }
     }
@@ -106,8 +106,8 @@ impl<T: Clone + Send + 'static> fmt::Debug for Output<T> {
 #[must_use = "an output sends nothing unless the future is awaited"]
 #[derive(Debug)]
 pub struct OutputSend<'a, T: Clone + Send + 'static> {
-    /// The output's connections.
-    fanout: &'a Fanout<T>,
+    /// The output's connections (mutable: the first send checks them).
+    fanout: &'a mut Fanout<T>,
     /// How far the value got.
     progress: FanoutSend<T>,
 }

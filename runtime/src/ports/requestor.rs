@@ -5,9 +5,9 @@ use std::future::poll_fn;
 use std::task::Poll;
 
 use super::input::ReplierFor;
-use super::target::{identity, ReplierConnection, ReplierTarget};
+use super::target::{identity, Check, ForeignReplier, ReplierConnection, ReplierTarget};
 use crate::mailbox::IntoAddress;
-use crate::poll_report::{self, Blocker};
+use crate::poll_report::{self, Blocker, Misaddressed};
 
 /// A requestor port: sends a request to every connected replier and returns
 /// their replies, in connection order (zero or more).
@@ -21,6 +21,9 @@ pub struct Requestor<T: Clone + Send + 'static, R: Send + 'static> {
     connections: Vec<Box<dyn ReplierTarget<T, R>>>,
     /// Replies of the last request, drained by the caller.
     replies: Vec<R>,
+    /// True once every connection was checked against the sending bench
+    /// (see [`check_connections`]).
+    checked: bool,
 }
 
 impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
@@ -29,6 +32,7 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
         Requestor {
             connections: Vec::new(),
             replies: Vec::new(),
+            checked: false,
         }
     }
 
@@ -40,6 +44,7 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
             identity::<T>,
             identity::<R>,
         )));
+        self.checked = false;
     }
 
     /// Connects to a replier of another signature, converting the request
@@ -61,11 +66,23 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
             map_request,
             map_reply,
         )));
+        self.checked = false;
     }
 
     /// True if at least one connection was made.
     pub fn is_connected(&self) -> bool {
         !self.connections.is_empty()
+    }
+
+    /// The first connection to a mailbox added to a bench other than
+    /// `bench` (cold: for a bench query about to be sent).
+    pub(crate) fn misaddressed(&self, bench: crate::bench::BenchId) -> Option<Misaddressed> {
+        self.connections
+            .iter()
+            .find_map(|connection| match connection.check(bench) {
+                Check::Foreign(report) => Some(report),
+                Check::Bound | Check::Unbound => None,
+            })
     }
 
     /// Number of connections.
@@ -76,8 +93,15 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
     /// Sends `request` to every connected replier and returns their replies
     /// in connection order.
     ///
-    /// A replier whose model no longer exists gives no reply.
+    /// A replier whose model no longer exists gives no reply. A replier
+    /// whose mailbox was never added to the bench, or was added to another
+    /// bench, gets no request and gives no reply: the call reports it
+    /// ([`NoRecipient`](crate::SimulationError::NoRecipient),
+    /// [`ForeignAddress`](crate::SimulationError::ForeignAddress)).
     pub async fn send(&mut self, request: T) -> std::vec::Drain<'_, R> {
+        if !self.checked {
+            self.checked = check_connections(&mut self.connections);
+        }
         self.replies.clear();
         // Send to all connections first, so the repliers run concurrently.
         if let Some((last, rest)) = self.connections.split_last() {
@@ -94,6 +118,33 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
         }
         self.replies.drain(..)
     }
+}
+
+/// Checks `connections` against the bench this thread runs, replacing one
+/// to a replier of another bench by a [`ForeignReplier`]; true if they are
+/// settled (none is in no bench yet, and a bench runs here).
+///
+/// Cold: a requestor's first request in a bench, and every request while
+/// a replier's mailbox was never added (which is reported anyway).
+#[cold]
+#[inline(never)]
+fn check_connections<T, R>(connections: &mut [Box<dyn ReplierTarget<T, R>>]) -> bool
+where
+    T: Send + 'static,
+    R: Send + 'static,
+{
+    let Some(bench) = crate::bench::current() else {
+        return false;
+    };
+    let mut settled = true;
+    for connection in connections {
+        match connection.check(bench) {
+            Check::Bound => {}
+            Check::Unbound => settled = false,
+            Check::Foreign(report) => *connection = Box::new(ForeignReplier::new(report)),
+        }
+    }
+    settled
 }
 
 /// Sends one request, waiting while the recipient's mailbox is full.
@@ -132,20 +183,24 @@ impl<T: Clone + Send + 'static, R: Send + 'static> fmt::Debug for Requestor<T, R
 ///
 /// Built already connected, so it can never be left unconnected.
 pub struct UniRequestor<T: Send + 'static, R: Send + 'static> {
-    /// The one connection.
-    connection: Box<dyn ReplierTarget<T, R>>,
+    /// The one connection (in an array of one, to share
+    /// [`check_connections`] with [`Requestor`]).
+    connection: [Box<dyn ReplierTarget<T, R>>; 1],
+    /// True once the connection was checked against the sending bench.
+    checked: bool,
 }
 
 impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
     /// A requestor connected to `port` of the model at `address`.
     pub fn new<P: ReplierFor<T, R>>(port: P, address: impl IntoAddress<P::Model>) -> Self {
         UniRequestor {
-            connection: Box::new(ReplierConnection::new(
+            connection: [Box::new(ReplierConnection::new(
                 address.into_address(),
                 port.into_replier_port(),
                 identity::<T>,
                 identity::<R>,
-            )),
+            ))],
+            checked: false,
         }
     }
 
@@ -162,12 +217,13 @@ impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
         P: ReplierFor<U, Q>,
     {
         UniRequestor {
-            connection: Box::new(ReplierConnection::new(
+            connection: [Box::new(ReplierConnection::new(
                 address.into_address(),
                 port.into_replier_port(),
                 map_request,
                 map_reply,
-            )),
+            ))],
+            checked: false,
         }
     }
 
@@ -176,19 +232,45 @@ impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
     /// If the replier's model no longer exists, no reply can come: the
     /// calling model stays blocked and the step reports it as deadlocked,
     /// waiting for a reply from that model.
+    ///
+    /// If the replier's mailbox was never added to the bench, or was added
+    /// to another bench, the request is dropped and no reply can come
+    /// either, but that is a wiring error, not a deadlock: the model method
+    /// awaiting this call is abandoned there (its future is dropped, as if
+    /// cancelled), the model goes on with its next message, and the call
+    /// that ran the step reports
+    /// [`NoRecipient`](crate::SimulationError::NoRecipient) or
+    /// [`ForeignAddress`](crate::SimulationError::ForeignAddress) once the
+    /// step is complete.
     pub async fn send(&mut self, request: T) -> R {
-        deliver(&*self.connection, request).await;
-        let connection = &self.connection;
+        if !self.checked {
+            self.checked = check_connections(&mut self.connection);
+        }
+        let [connection] = &self.connection;
+        deliver(&**connection, request).await;
         poll_fn(|cx| match connection.poll_reply(cx) {
             Poll::Ready(Some(reply)) => Poll::Ready(reply),
             Poll::Ready(None) => {
-                // Abandoned: note it so the deadlock report names the replier.
-                poll_report::set_waiting(Blocker::Reply(connection.recipient()));
+                no_reply(&**connection);
                 Poll::Pending
             }
             Poll::Pending => Poll::Pending,
         })
         .await
+    }
+}
+
+/// What a `UniRequestor` does when no reply will come (cold): abandons
+/// the awaiting model method if the request was dropped for a wiring error
+/// (already reported by the send), else waits for ever, noted so that the
+/// deadlock report names the replier.
+#[cold]
+#[inline(never)]
+fn no_reply<T, R>(connection: &dyn ReplierTarget<T, R>) {
+    if connection.is_misaddressed() {
+        poll_report::abandon_method();
+    } else {
+        poll_report::set_waiting(Blocker::Reply(connection.recipient()));
     }
 }
 

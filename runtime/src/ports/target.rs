@@ -5,16 +5,22 @@
 //! called once per send. The receiving side stays static: the connection
 //! builds the concrete message variant with the port's constructor and pushes
 //! it into the concrete mailbox.
+//!
+//! A connection is checked against the sending bench once, on the cold path
+//! (see [`Check`]): one to a mailbox of another bench is replaced by a
+//! [`ForeignInput`] or [`ForeignReplier`] that drops what it is given and
+//! reports it, so the send path of a good connection never tests for it.
 
 use std::task::{Context, Poll};
 
 use super::input::{InputPort, ReplierPort};
 use super::reply::ReplySlot;
+use crate::bench::BenchId;
 use crate::mailbox::channel::{note_unbound_cold, Pushed};
 use crate::mailbox::Address;
-use crate::model::Model;
+use crate::model::{Model, PortKind};
 use crate::name::Name;
-use crate::poll_report::{self, Blocker};
+use crate::poll_report::{self, Blocker, Misaddressed};
 
 /// One connection of an output or event source.
 pub(crate) trait Target<T>: Send + Sync {
@@ -29,6 +35,80 @@ pub(crate) trait Target<T>: Send + Sync {
     /// The recipient, for an error report (cold).
     fn describe(&self) -> String {
         "a sink".to_string()
+    }
+
+    /// Whether the recipient belongs to `bench` (cold). A sink, read by
+    /// the bench itself, always does.
+    fn check(&self, _bench: BenchId) -> Check {
+        Check::Bound
+    }
+}
+
+/// Where a connection's recipient is, seen from a sending bench.
+#[derive(Debug)]
+pub(crate) enum Check {
+    /// In the sending bench (or a sink, or a connection already settled
+    /// as foreign): nothing to check any more.
+    Bound,
+    /// Never added to a bench (yet): every send reports it, until the
+    /// mailbox is added to a bench, which can only be another one.
+    Unbound,
+    /// Added to another bench: the connection is replaced by one that
+    /// refuses every message.
+    Foreign(Misaddressed),
+}
+
+/// Where the mailbox at `address` is, seen from `bench`, for `port`.
+pub(crate) fn check_address<M: Model>(
+    address: &Address<M>,
+    port: &'static str,
+    kind: PortKind,
+    bench: BenchId,
+) -> Check {
+    match address.channel().binding() {
+        None => Check::Unbound,
+        Some(_) if address.channel().bench() == Some(bench) => Check::Bound,
+        // A model that no longer exists swallows messages, whichever bench
+        // it was in: a send to it is a no-op, not an error.
+        Some(_) if address.channel().is_closed() => Check::Bound,
+        Some(binding) => Check::Foreign(Misaddressed {
+            model_type: address.model_type(),
+            port,
+            kind,
+            foreign: Some(binding.name.clone()),
+        }),
+    }
+}
+
+/// A connection to an input of a model of another bench: drops every value
+/// and reports it.
+pub(crate) struct ForeignInput {
+    /// What each send reports.
+    report: Misaddressed,
+    /// The recipient, for an error report.
+    recipient: String,
+}
+
+impl ForeignInput {
+    /// The connection that stands for one to the recipient `report` names.
+    pub(crate) fn new(report: Misaddressed, recipient: String) -> Self {
+        ForeignInput { report, recipient }
+    }
+}
+
+impl<T> Target<T> for ForeignInput {
+    fn try_send(&self, value: T, _cx: &mut Context<'_>) -> Result<(), T> {
+        self.send_from_bench(value);
+        Ok(())
+    }
+
+    fn send_from_bench(&self, value: T) {
+        drop(value);
+        poll_report::note_misaddressed(self.report.clone());
+    }
+
+    fn describe(&self) -> String {
+        self.recipient.clone()
     }
 }
 
@@ -51,6 +131,54 @@ pub(crate) trait ReplierTarget<T, R>: Send + Sync {
 
     /// The recipient's name, for diagnostics.
     fn recipient(&self) -> Name;
+
+    /// Whether the recipient belongs to `bench` (cold).
+    fn check(&self, bench: BenchId) -> Check;
+
+    /// True if every request is dropped because the recipient is not in
+    /// the bench (never added, or added to another one), as opposed to a
+    /// replier whose model no longer exists (cold).
+    fn is_misaddressed(&self) -> bool;
+}
+
+/// A connection to a replier of a model of another bench: drops every
+/// request, reports it, and never replies.
+pub(crate) struct ForeignReplier {
+    /// What each request reports.
+    report: Misaddressed,
+}
+
+impl ForeignReplier {
+    /// The connection that stands for one to the replier `report` names.
+    pub(crate) fn new(report: Misaddressed) -> Self {
+        ForeignReplier { report }
+    }
+}
+
+impl<T, R> ReplierTarget<T, R> for ForeignReplier {
+    fn try_send(&self, request: T, _cx: &mut Context<'_>) -> Result<(), T> {
+        drop(request);
+        poll_report::note_misaddressed(self.report.clone());
+        Ok(())
+    }
+
+    fn poll_reply(&self, _cx: &mut Context<'_>) -> Poll<Option<R>> {
+        Poll::Ready(None)
+    }
+
+    fn recipient(&self) -> Name {
+        let name = self.report.foreign.as_ref();
+        name.cloned()
+            .unwrap_or_else(|| Name::from(self.report.model_type))
+    }
+
+    fn check(&self, _bench: BenchId) -> Check {
+        Check::Bound
+    }
+
+    fn is_misaddressed(&self) -> bool {
+        true
+    }
 }
 
 /// The name to show for a recipient in diagnostics.
@@ -71,6 +199,7 @@ fn recipient_name<M: Model>(address: &Address<M>) -> Name {
 fn push<M: Model, A>(
     address: &Address<M>,
     port: &'static str,
+    kind: PortKind,
     arg: A,
     make: impl FnOnce(A) -> Option<M::Message>,
     cx: &mut Context<'_>,
@@ -78,7 +207,7 @@ fn push<M: Model, A>(
     let pushed = address.channel().try_push_with(arg, make, cx);
     match &pushed {
         Ok(Pushed::Delivered | Pushed::Closed) => {}
-        Ok(Pushed::Unbound) => note_unbound_cold(address.model_type(), port),
+        Ok(Pushed::Unbound) => note_unbound_cold(address.model_type(), port, kind),
         Err(_) => wait_for_space(address),
     }
     pushed
@@ -95,7 +224,7 @@ pub(crate) fn push_from_bench<M: Model, A>(
     make: impl FnOnce(A) -> Option<M::Message>,
 ) {
     if address.channel().push_from_bench(arg, make) == Pushed::Unbound {
-        note_unbound_cold(address.model_type(), port);
+        note_unbound_cold(address.model_type(), port, PortKind::Input);
     }
 }
 
@@ -129,6 +258,7 @@ where
         push(
             &self.address,
             port.name(),
+            PortKind::Input,
             value,
             |v| adapt(v).map(|t| port.message(t)),
             cx,
@@ -146,6 +276,10 @@ where
 
     fn describe(&self) -> String {
         describe_input(&self.address, self.port.name())
+    }
+
+    fn check(&self, bench: BenchId) -> Check {
+        check_address(&self.address, self.port.name(), PortKind::Input, bench)
     }
 }
 
@@ -195,6 +329,7 @@ where
         let pushed = push(
             &self.address,
             port.name(),
+            PortKind::Replier,
             request,
             |r| Some(port.message(map_request(r), slot.arm())),
             cx,
@@ -218,6 +353,14 @@ where
 
     fn recipient(&self) -> Name {
         recipient_name(&self.address)
+    }
+
+    fn check(&self, bench: BenchId) -> Check {
+        check_address(&self.address, self.port.name(), PortKind::Replier, bench)
+    }
+
+    fn is_misaddressed(&self) -> bool {
+        self.address.channel().binding().is_none()
     }
 }
 

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::model::PortKind;
 use crate::scheduler::SchedulingError;
 use crate::time::SimTime;
 
@@ -13,9 +14,10 @@ use crate::time::SimTime;
 /// [`EventPanic`](SimulationError::EventPanic),
 /// [`Timeout`](SimulationError::Timeout)) leave the bench in a state that
 /// cannot go on: every later call returns the same error again, at once.
-/// The others change nothing, or (for [`Halted`](SimulationError::Halted)
-/// and [`NoRecipient`](SimulationError::NoRecipient)) complete the current
-/// time step first, and the simulation can be used further.
+/// The others change nothing, or (for [`Halted`](SimulationError::Halted),
+/// [`NoRecipient`](SimulationError::NoRecipient) and
+/// [`ForeignAddress`](SimulationError::ForeignAddress)) complete the
+/// current time step first, and the simulation can be used further.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SimulationError {
@@ -93,6 +95,12 @@ pub enum SimulationError {
     Scheduling(SchedulingError),
     /// A message was sent to a mailbox that was never added to the bench;
     /// it was dropped.
+    ///
+    /// A request dropped so has no reply: a `Requestor` returns the other
+    /// replies; a `UniRequestor`, which has none to return, abandons the
+    /// model method that awaits it (the model goes on with its next
+    /// message). Reported once the step is complete (before anything runs
+    /// for a bench call: `process_event`, `process_query`, a schedule).
     NoRecipient {
         /// The sending model instance (`None` for the bench).
         sender: Option<String>,
@@ -100,6 +108,25 @@ pub enum SimulationError {
         model_type: &'static str,
         /// The port the message was for.
         port: &'static str,
+        /// Whether that port is an input or a replier.
+        kind: PortKind,
+    },
+    /// A message was sent to a model of another bench: an address, or a
+    /// connection made to it, was used in a bench other than the one its
+    /// mailbox was added to. The message was dropped, as for
+    /// [`NoRecipient`](SimulationError::NoRecipient) (a bench call is
+    /// refused whole, before anything runs).
+    ForeignAddress {
+        /// The sending model instance in this bench (`None` for the bench).
+        sender: Option<String>,
+        /// The recipient model instance, in the other bench.
+        model: String,
+        /// The recipient's model type.
+        model_type: &'static str,
+        /// The port the message was for.
+        port: &'static str,
+        /// Whether that port is an input or a replier.
+        kind: PortKind,
     },
     /// A bench query got no reply: the replier dropped its reply sender
     /// without answering (or its model no longer exists).
@@ -220,11 +247,29 @@ impl fmt::Display for SimulationError {
                 sender,
                 model_type,
                 port,
+                kind,
             } => {
-                let sender = sender.as_deref().map_or("the bench".to_string(), |s| format!("model `{s}`"));
+                let sender = describe_sender(sender.as_deref());
+                let message = message_of(*kind);
                 write!(
                     f,
-                    "{sender} sent a message to input `{port}` of a `{model_type}` whose mailbox was never added to the bench; the message was dropped"
+                    "{sender} sent {message} to {kind} `{port}` of a `{model_type}` whose mailbox was never added to the bench; the {message_word} was dropped",
+                    message_word = word_of(*kind),
+                )
+            }
+            SimulationError::ForeignAddress {
+                sender,
+                model,
+                model_type,
+                port,
+                kind,
+            } => {
+                let sender = describe_sender(sender.as_deref());
+                let message = message_of(*kind);
+                write!(
+                    f,
+                    "{sender} sent {message} to {kind} `{port}` of model `{model}` ({model_type}), which was added to another bench; a mailbox belongs to the bench it was added to, so the {message_word} was dropped",
+                    message_word = word_of(*kind),
                 )
             }
             SimulationError::NoReply {
@@ -250,6 +295,31 @@ impl fmt::Display for SimulationError {
                 "two models were added under the name `{name}`; model names must be unique"
             ),
         }
+    }
+}
+
+/// How an error names the sender of a message: a model of the bench, or
+/// the bench's own call.
+fn describe_sender(sender: Option<&str>) -> String {
+    match sender {
+        Some(model) => format!("model `{model}`"),
+        None => "the bench".to_string(),
+    }
+}
+
+/// "a message" or "a request", for a port of `kind`.
+fn message_of(kind: PortKind) -> &'static str {
+    match kind {
+        PortKind::Replier => "a request",
+        _ => "a message",
+    }
+}
+
+/// "message" or "request", for a port of `kind`.
+fn word_of(kind: PortKind) -> &'static str {
+    match kind {
+        PortKind::Replier => "request",
+        _ => "message",
     }
 }
 

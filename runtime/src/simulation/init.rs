@@ -162,7 +162,9 @@ impl SimInit {
     /// connections point to.
     ///
     /// Connect the model's outputs and requestors before adding it: the
-    /// model is moved into the bench here.
+    /// model is moved into the bench here. The mailbox then belongs to this
+    /// bench: a message to it from another bench is refused
+    /// ([`SimulationError::ForeignAddress`]).
     pub fn add_model<M: Model>(
         mut self,
         model: M,
@@ -174,7 +176,7 @@ impl SimInit {
             self.duplicate = Some(name.to_string());
         }
         self.record_missing_connections(&model, &name);
-        mailbox.channel().bind(name);
+        mailbox.channel().bind(name, self.core.bench);
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
         let probe = ModelMailbox::<M>::probe(mailbox.channel().clone());
@@ -203,7 +205,8 @@ impl SimInit {
     ///
     /// Fails if a model's `init` hook panics, deadlocks, or sends to a
     /// mailbox that was never added to the bench
-    /// ([`SimulationError::NoRecipient`]).
+    /// ([`SimulationError::NoRecipient`]) or that was added to another
+    /// bench ([`SimulationError::ForeignAddress`]).
     pub fn init(self, start: SimTime) -> Result<Simulation, SimulationError> {
         if let Some(name) = self.duplicate {
             return Err(SimulationError::DuplicateModelName(name));
@@ -218,10 +221,12 @@ impl SimInit {
             simulation.executor.spawn(model.future, model.probe);
         }
         let deadline = simulation.deadline();
+        let bench = simulation.enter();
         simulation.settle(deadline)?;
         // Zero-delay events of the init hooks: at the start time, after
         // every hook.
         simulation.run_zero_delay_rounds(deadline)?;
+        drop(bench);
         // Every model was queued and polled once: let the queues that
         // held them all shrink back, so that an idle bench holds no
         // per-model memory in them.

@@ -94,6 +94,11 @@ impl LocalQueue {
     }
 
     /// Runs `f` on the ids if this thread runs this queue's executor.
+    ///
+    /// Always inlined, with [`try_push_with`](LocalQueue::try_push_with):
+    /// on the send path of every message (see `docs/benchmarks.md`,
+    /// "Measurements behind code decisions").
+    #[inline(always)]
     fn with_ids<R>(&self, f: impl FnOnce(&mut VecDeque<usize>) -> R) -> Option<R> {
         if !is_marked(&RUNNING, self.key()) {
             return None;
@@ -132,6 +137,7 @@ impl LocalQueue {
     /// If called on the running executor's thread, queues the id `f`
     /// returns, if any, and returns true; otherwise returns false without
     /// calling `f`.
+    #[inline(always)]
     pub(crate) fn try_push_with(&self, f: impl FnOnce() -> Option<usize>) -> bool {
         self.with_ids(|ids| {
             if let Some(id) = f() {

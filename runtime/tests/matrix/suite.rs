@@ -26,6 +26,8 @@ mod fan;
 mod halt;
 #[path = "../map.rs"]
 mod map;
+#[path = "../misaddressed.rs"]
+mod misaddressed;
 #[path = "../ordering.rs"]
 mod ordering;
 #[path = "../panic.rs"]

@@ -25,7 +25,7 @@
 //!   queue's acquire load has seen the steal (`worker::find_task`).
 //! - **Sleepers** and the stop/shutdown flags that end the workers' loops.
 //! - **Reports**: the first model panic, and messages sent to mailboxes
-//!   never added, for the calling thread to turn into errors.
+//!   not in the bench, for the calling thread to turn into errors.
 
 use std::collections::VecDeque;
 
@@ -33,7 +33,7 @@ use super::sleepers::Sleepers;
 use super::task::{Task, TaskRef};
 use super::worker_context;
 use crate::executor::TaskMeta;
-use crate::poll_report::Unbound;
+use crate::poll_report::Misaddressed;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::work_queue::Stealer;
 use crate::sync::{lock, Arc, Mutex, Parker};
@@ -88,9 +88,9 @@ pub(crate) struct Shared {
     shutdown: AtomicBool,
     /// The first model panic.
     failure: Mutex<Option<Failure>>,
-    /// Messages dropped because their mailbox was never added, with the
-    /// sender.
-    unbound: Mutex<Vec<(std::sync::Arc<str>, Unbound)>>,
+    /// Messages dropped because their mailbox is not in the bench (never
+    /// added, or of another bench), with the sender (`None`: the bench).
+    unbound: Mutex<Vec<(Option<std::sync::Arc<str>>, Misaddressed)>>,
     /// Tasks polled (and left pending) since the last end-of-step check:
     /// the only ones that can be stuck, so the check need not scan every
     /// model of a large, mostly idle bench.
@@ -287,13 +287,16 @@ impl Shared {
         self.shutdown.load(Ordering::Acquire)
     }
 
-    /// Notes a message sent by `sender` to a mailbox never added.
-    pub(crate) fn file_unbound(&self, sender: std::sync::Arc<str>, unbound: Unbound) {
+    /// Notes a message sent by `sender` (`None`: the bench) to a mailbox
+    /// not in the bench.
+    pub(crate) fn file_unbound(&self, sender: Option<std::sync::Arc<str>>, unbound: Misaddressed) {
         lock(&self.unbound).push((sender, unbound));
     }
 
-    /// Takes the reports of messages sent to mailboxes never added.
-    pub(crate) fn take_unbound(&self) -> Vec<(std::sync::Arc<str>, Unbound)> {
+    /// Takes the reports of messages dropped because their mailbox is not
+    /// in the bench (never added, or of another bench), with their sender
+    /// (`None`: the bench).
+    pub(crate) fn take_unbound(&self) -> Vec<(Option<std::sync::Arc<str>>, Misaddressed)> {
         std::mem::take(&mut *lock(&self.unbound))
     }
 }

@@ -171,7 +171,9 @@ pub(crate) fn run_task(worker: &WorkerContext, queued: TaskRef) {
     if let Some(unbound) = report.unbound {
         // A held task always has its probe: only finished tasks lose it.
         // SAFETY: this worker holds the task.
-        let sender = unsafe { task.with_probe(|probe| probe.name()) }.unwrap_or_default();
+        // A bench query is not a model: the bench is the sender.
+        let sender =
+            unsafe { task.with_probe(|probe| probe.has_mailbox().then(|| probe.name())) }.flatten();
         worker.shared.file_unbound(sender, unbound);
     }
     match outcome {

@@ -64,7 +64,7 @@ fn consumer(
     Arc<AtomicUsize>,
 ) {
     let channel = Arc::new(Channel::new(capacity));
-    channel.bind(Name::from("consumer"));
+    channel.bind(Name::from("consumer"), crate::bench::BenchId::new());
     let (sum, count) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let mut executor = Executor::new();
     let task = {
@@ -168,7 +168,7 @@ fn only_tasks_that_did_not_park_on_their_mailbox_are_looked_at() {
 
     // Waits on something else first (listed), then parks on its mailbox.
     let other = Arc::new(Channel::<u32>::new(4));
-    other.bind(Name::from("late"));
+    other.bind(Name::from("late"), crate::bench::BenchId::new());
     let mut yielded = false;
     let late = {
         let other = other.clone();

@@ -22,7 +22,7 @@ fn push(channel: &Channel<u32>, value: u32) {
 #[test]
 fn taking_a_message_ends_the_idle_state() {
     let channel = Channel::new(2);
-    channel.bind(Name::from("test"));
+    channel.bind(Name::from("test"), crate::bench::BenchId::new());
     assert_eq!(poll(&channel), Poll::Pending);
     assert!(channel.is_idle(), "parked on an empty queue");
     push(&channel, 1);

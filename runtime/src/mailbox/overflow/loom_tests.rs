@@ -15,7 +15,7 @@ use crate::name::Name;
 /// A bound channel of `capacity`.
 fn channel(capacity: usize) -> Arc<Channel<u32>> {
     let channel = Arc::new(Channel::new(capacity));
-    channel.bind(Name::from("test"));
+    channel.bind(Name::from("test"), crate::bench::BenchId::new());
     channel
 }
 

@@ -3,7 +3,8 @@
 
 use std::any::Any;
 
-use crate::poll_report::Unbound;
+use crate::bench::BenchId;
+use crate::poll_report::Misaddressed;
 use crate::ports::event::Action;
 
 /// An action that only says which event it is.
@@ -12,7 +13,7 @@ pub(in crate::scheduler) struct Tagged(pub(in crate::scheduler) u32);
 impl Action for Tagged {
     fn fire(&mut self) {}
 
-    fn unbound_recipient(&self) -> Option<Unbound> {
+    fn misaddressed(&self, _bench: BenchId) -> Option<Misaddressed> {
         None
     }
 }
