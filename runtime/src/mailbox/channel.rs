@@ -4,8 +4,9 @@
 //! is fixed when the mailbox is made and the storage is allocated once, so a
 //! send never allocates. The consumer (the model's task) waits on an empty
 //! queue through a [`DiatomicWaker`], which every push notifies; a producer
-//! that finds the queue full registers in the [`WaitList`] and is woken when
-//! the consumer frees a slot.
+//! that finds the queue full takes a place in the [`WaitList`] (its
+//! [`WaitTicket`] keeps it across polls) and is woken, first come first
+//! served, when the consumer frees a slot for it.
 //!
 //! On the single-threaded executor, the channel skips the waker machinery:
 //! the executor hands it the consumer task's own waker when the model is
@@ -26,7 +27,7 @@ use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
 use super::queue::{ArrayQueue, Claim, ClaimError};
-use super::wait_list::WaitList;
+use super::wait_list::{WaitList, WaitTicket};
 use crate::name::Name;
 use crate::poll_report;
 use crate::sync::atomic::{AtomicBool, Ordering};
@@ -131,27 +132,36 @@ impl<T> Channel<T> {
 
     /// Pushes `make(arg)` if a slot is free.
     ///
-    /// When the queue is full, registers `cx`'s waker and returns `arg`
-    /// untouched. When the model is gone or was never added, drops `arg` and
-    /// says so. `make` returning `None` delivers nothing (filtered out).
+    /// When the queue is full, puts the producer holding `ticket` in line
+    /// with `cx`'s waker and returns `arg` untouched; the ticket keeps its
+    /// place across polls. Without a ticket (the bench, which polls with a
+    /// no-op waker and tries again after running the models), nothing is
+    /// registered. When the model is gone or was never added, drops `arg`
+    /// and says so. `make` returning `None` delivers nothing (filtered
+    /// out). The ticket leaves the line once the push is done.
     ///
     /// Inlined into each connection: a send to a bound, open mailbox with
     /// room is the claim's stamp comparison (which also rejects a marked
-    /// queue), a compare-and-swap, the write and the wake-up; every other
-    /// case leaves through a cold call.
+    /// queue), a compare-and-swap, the write, the wake-up and a test that
+    /// the ticket holds no place; every other case leaves through a cold
+    /// call.
     #[inline]
-    pub(crate) fn try_push_with<A>(
-        &self,
+    pub(crate) fn try_push_with<'a, A>(
+        &'a self,
         arg: A,
         make: impl FnOnce(A) -> Option<T>,
         cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
     ) -> Result<Pushed, A> {
         match self.queue.try_claim() {
             Some(claim) => {
                 self.deliver(claim, make(arg));
+                if let Some(ticket) = ticket {
+                    ticket.leave_served();
+                }
                 Ok(Pushed::Delivered)
             }
-            None => self.try_push_slow(arg, make, cx),
+            None => self.try_push_slow(arg, make, cx, ticket),
         }
     }
 
@@ -159,23 +169,33 @@ impl<T> Channel<T> {
     /// not succeed: the queue is full, closed, unopened or contended.
     #[cold]
     #[inline(never)]
-    fn try_push_slow<A>(
-        &self,
+    fn try_push_slow<'a, A>(
+        &'a self,
         arg: A,
         make: impl FnOnce(A) -> Option<T>,
         cx: &mut Context<'_>,
+        mut ticket: Option<&mut WaitTicket<'a>>,
     ) -> Result<Pushed, A> {
-        let claim = match self.claim_or_wait(cx) {
-            Ok(claim) => claim,
+        let claimed = self.claim_or_wait(cx, ticket.as_deref_mut());
+        if matches!(claimed, Err(ClaimError::Full)) {
+            return Err(arg);
+        }
+        // Served: a slot, or an answer that needs none.
+        if let Some(ticket) = ticket {
+            ticket.leave_served();
+        }
+        match claimed {
+            Ok(claim) => {
+                self.deliver(claim, make(arg));
+                Ok(Pushed::Delivered)
+            }
             // A model that no longer exists swallows messages.
-            Err(ClaimError::Closed) => return Ok(Pushed::Closed),
+            Err(ClaimError::Closed) => Ok(Pushed::Closed),
             // Messages to a mailbox that was never added are a user error
             // (the queue stays unopened until `bind`).
-            Err(ClaimError::Unopened) => return Ok(Pushed::Unbound),
-            Err(ClaimError::Full) => return Err(arg),
-        };
-        self.deliver(claim, make(arg));
-        Ok(Pushed::Delivered)
+            Err(ClaimError::Unopened) => Ok(Pushed::Unbound),
+            Err(ClaimError::Full) => unreachable!("handled above"),
+        }
     }
 
     /// Publishes `message` in the claimed slot (`None`: a filtered value
@@ -204,23 +224,27 @@ impl<T> Channel<T> {
         });
     }
 
-    /// Claims a slot, or registers `cx`'s waker when the queue stays full
-    /// after registering.
-    fn claim_or_wait(&self, cx: &mut Context<'_>) -> Result<Claim<'_, T>, ClaimError> {
-        match self.queue.claim() {
-            Err(ClaimError::Full) => {
-                self.producers.register(cx.waker());
+    /// Claims a slot, or puts `ticket` in line with `cx`'s waker when the
+    /// queue stays full after that (without a ticket, just tries).
+    fn claim_or_wait<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Result<Claim<'a, T>, ClaimError> {
+        match (self.queue.claim(), ticket) {
+            (Err(ClaimError::Full), Some(ticket)) => {
+                self.producers.register(ticket, cx.waker());
                 // The consumer may have freed a slot before it saw us.
                 let retry = self.queue.claim();
                 if let (Err(_), Some(local)) = (&retry, self.local_consumer.get()) {
                     // From another thread, make sure the consumer sees us
-                    // (see `WaitList::wake_all_local`); on the executor's
+                    // (see the `wait_list` module docs); on the executor's
                     // thread it will, in program order.
                     local.wake_if(|| false);
                 }
                 retry
             }
-            other => other,
+            (claimed, _) => claimed,
         }
     }
 
@@ -235,11 +259,24 @@ impl<T> Channel<T> {
     #[inline]
     pub(crate) unsafe fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<T> {
         // SAFETY: forwarded from the caller: we are the only consumer.
-        if let Some(message) = unsafe { self.queue.pop() } {
+        if let Some(message) = unsafe { self.pop() } {
             return Poll::Ready(self.after_pop(message));
         }
         // SAFETY: as above.
         unsafe { self.poll_pop_empty(cx) }
+    }
+
+    /// Takes the oldest message; each hole skipped (a filtered message)
+    /// frees a slot and wakes a waiting producer, as a taken message does
+    /// in `after_pop`.
+    ///
+    /// # Safety
+    ///
+    /// As for `poll_pop`: only the single consumer may call this.
+    #[inline(always)]
+    unsafe fn pop(&self) -> Option<T> {
+        // SAFETY: forwarded from the caller: we are the only consumer.
+        unsafe { self.queue.pop_noting_holes(|| self.wake_producer()) }
     }
 
     /// [`poll_pop`](Channel::poll_pop) when the queue looked empty: parks,
@@ -268,7 +305,7 @@ impl<T> Channel<T> {
         // SAFETY: only the single consumer registers or unregisters.
         unsafe { self.consumer.register(cx.waker()) };
         // SAFETY: as above, we are the only consumer.
-        if let Some(message) = unsafe { self.queue.pop() } {
+        if let Some(message) = unsafe { self.pop() } {
             // SAFETY: only the single consumer registers or unregisters.
             unsafe { self.consumer.unregister() };
             return Poll::Ready(self.after_pop(message));
@@ -281,23 +318,28 @@ impl<T> Channel<T> {
     /// (each call site passes a constant, so asking again costs nothing).
     #[inline(always)]
     fn park<M>(&self, local: bool) -> Poll<M> {
-        // Popping may have skipped holes: that frees slots too.
+        // Every slot is free: enough producers must be on their way to
+        // fill them (on the single-threaded executor, this covers slots
+        // freed before a producer on another thread could be seen; see the
+        // `wait_list` module docs).
+        let capacity = || self.queue.capacity();
         if local {
-            self.producers.wake_all_local();
+            self.producers.top_up_local(capacity);
         } else {
-            self.producers.wake_all();
+            self.producers.top_up(capacity);
         }
         self.parked.store(true, Ordering::Release);
         Poll::Pending
     }
 
-    /// Wakes every producer waiting for a slot; the consumer just freed one.
+    /// Wakes the first producer waiting for a slot; the consumer just
+    /// freed one.
     #[inline]
-    fn wake_producers(&self) {
+    fn wake_producer(&self) {
         if self.local_consumer.get().is_some() {
-            self.producers.wake_all_local();
+            self.producers.wake_one_local();
         } else {
-            self.producers.wake_all();
+            self.producers.wake_one();
         }
     }
 
@@ -307,8 +349,8 @@ impl<T> Channel<T> {
         // Stored whatever it was: one store is cheaper than a load, a test
         // and a branch on every message.
         self.parked.store(false, Ordering::Release);
-        // Leaving a full queue: every waiting producer may retry.
-        self.wake_producers();
+        // One slot freed: one waiting producer may claim it.
+        self.wake_producer();
         message
     }
 

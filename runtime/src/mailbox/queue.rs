@@ -445,6 +445,19 @@ impl<T> ArrayQueue<T> {
     /// Only one thread at a time may pop: the queue's single consumer.
     #[inline]
     pub(crate) unsafe fn pop(&self) -> Option<T> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.pop_noting_holes(|| {}) }
+    }
+
+    /// [`pop`](ArrayQueue::pop), calling `on_hole` for each hole skipped
+    /// (each frees a slot, as a taken message does). The call sits in the
+    /// skipping branch only: a pop that meets no hole pays nothing for it.
+    ///
+    /// # Safety
+    ///
+    /// As for `pop`: only the queue's single consumer may call this.
+    #[inline]
+    pub(crate) unsafe fn pop_noting_holes(&self, mut on_hole: impl FnMut()) -> Option<T> {
         let geometry = self.geometry();
         // No ring yet: nothing was ever claimed. Once installed, the ring
         // stays for the queue's life.
@@ -469,6 +482,7 @@ impl<T> ArrayQueue<T> {
             if value.is_some() {
                 return value;
             }
+            on_hole();
         }
     }
 

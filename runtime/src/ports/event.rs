@@ -83,7 +83,9 @@ fn push_payload<M: Model, T>(
 ) -> Result<(), T> {
     match address
         .channel()
-        .try_push_with(payload, |p| Some(port.message(p)), cx)
+        // The bench polls events with a no-op waker and tries again after
+        // running the models: no place in line (see `Channel::try_push_with`).
+        .try_push_with(payload, |p| Some(port.message(p)), cx, None)
     {
         Ok(Pushed::Unbound) => {
             crate::poll_report::note_unbound(address.model_type(), port.name());
@@ -176,7 +178,9 @@ struct SourceAction<T> {
 
 impl<T: Clone + Send + 'static> Action for SourceAction<T> {
     fn poll_fire(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        self.progress.poll(&self.targets, cx)
+        // Polled by the bench, which needs no place in line (see
+        // `push_payload`).
+        self.progress.poll(&self.targets, cx, None)
     }
 
     fn unbound_recipient(&self) -> Option<Unbound> {

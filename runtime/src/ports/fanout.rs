@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use super::input::InputFor;
 use super::sink::Sink;
 use super::target::{identity_some, InputConnection, Target};
-use crate::mailbox::IntoAddress;
+use crate::mailbox::{IntoAddress, WaitTicket};
 
 /// The connections of one output or event source, in connection order.
 pub(crate) struct Fanout<T> {
@@ -132,10 +132,15 @@ impl<T: Clone + Send + 'static> Fanout<T> {
     /// through a slice: that is a single comparison, where decoding the
     /// enum into a slice first costs several instructions per send.
     #[inline]
-    pub(crate) fn poll_send(&self, send: &mut FanoutSend<T>, cx: &mut Context<'_>) -> Poll<()> {
+    pub(crate) fn poll_send<'a>(
+        &'a self,
+        send: &mut FanoutSend<T>,
+        cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Poll<()> {
         match &self.targets {
-            Targets::One(only) => send.poll_one(&**only, cx),
-            targets => send.poll_many(targets.as_slice(), cx),
+            Targets::One(only) => send.poll_one(&**only, cx, ticket),
+            targets => send.poll_many(targets.as_slice(), cx, ticket),
         }
     }
 
@@ -197,27 +202,35 @@ impl<T: Clone> FanoutSend<T> {
 
     /// Delivers to each connection in order; `Pending` while one is full.
     ///
-    /// Every poll of one send must be given the same `targets`.
+    /// Every poll of one send must be given the same `targets`, and the
+    /// same `ticket` (the send's place in line while a mailbox is full;
+    /// `None` registers nothing, for a caller that polls again by itself).
     #[inline]
-    pub(crate) fn poll(
+    pub(crate) fn poll<'a>(
         &mut self,
-        targets: &[Arc<dyn Target<T>>],
+        targets: &'a [Arc<dyn Target<T>>],
         cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
     ) -> Poll<()> {
         match targets {
-            [only] => self.poll_one(&**only, cx),
-            _ => self.poll_many(targets, cx),
+            [only] => self.poll_one(&**only, cx, ticket),
+            _ => self.poll_many(targets, cx, ticket),
         }
     }
 
     /// Delivers to the one connection: the original, no clone, no index.
     #[inline]
-    fn poll_one(&mut self, target: &dyn Target<T>, cx: &mut Context<'_>) -> Poll<()> {
+    fn poll_one<'a>(
+        &mut self,
+        target: &'a dyn Target<T>,
+        cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Poll<()> {
         // Only an already-completed send has no value left.
         let Some(value) = self.value.take() else {
             return Poll::Ready(());
         };
-        match target.try_send(value, cx) {
+        match target.try_send(value, cx, ticket) {
             Ok(()) => Poll::Ready(()),
             Err(value) => {
                 self.value = Some(value);
@@ -227,7 +240,12 @@ impl<T: Clone> FanoutSend<T> {
     }
 
     /// Delivers to two or more connections (or none), in order.
-    fn poll_many(&mut self, targets: &[Arc<dyn Target<T>>], cx: &mut Context<'_>) -> Poll<()> {
+    fn poll_many<'a>(
+        &mut self,
+        targets: &'a [Arc<dyn Target<T>>],
+        cx: &mut Context<'_>,
+        mut ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Poll<()> {
         while let Some(target) = targets.get(self.next) {
             let is_last = self.next + 1 == targets.len();
             let value = match self.pending.take() {
@@ -239,7 +257,9 @@ impl<T: Clone> FanoutSend<T> {
             let Some(value) = value else {
                 return Poll::Ready(());
             };
-            match target.try_send(value, cx) {
+            // The ticket leaves each line once served: it is free for the
+            // next connection.
+            match target.try_send(value, cx, ticket.as_deref_mut()) {
                 Ok(()) => self.next += 1,
                 Err(value) => {
                     self.pending = Some(value);

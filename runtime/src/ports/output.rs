@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use super::fanout::{Fanout, FanoutSend};
 use super::input::InputFor;
 use super::sink::Sink;
-use crate::mailbox::IntoAddress;
+use crate::mailbox::{IntoAddress, WaitTicket};
 
 /// An output port: sends each value to every connected input, in connection
 /// order.
@@ -83,6 +83,7 @@ impl<T: Clone + Send + 'static> Output<T> {
         OutputSend {
             fanout: &self.fanout,
             progress: FanoutSend::new(value),
+            ticket: WaitTicket::new(),
         }
     }
 }
@@ -110,6 +111,9 @@ pub struct OutputSend<'a, T: Clone + Send + 'static> {
     fanout: &'a Fanout<T>,
     /// How far the value got.
     progress: FanoutSend<T>,
+    /// Its place in line while a recipient's mailbox is full; dropping the
+    /// future gives the place up (and a wake-up it held, to the next one).
+    ticket: WaitTicket<'a>,
 }
 
 impl<T: Clone + Send + 'static> Future for OutputSend<'_, T> {
@@ -118,7 +122,8 @@ impl<T: Clone + Send + 'static> Future for OutputSend<'_, T> {
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
-        this.fanout.poll_send(&mut this.progress, cx)
+        this.fanout
+            .poll_send(&mut this.progress, cx, Some(&mut this.ticket))
     }
 }
 

@@ -6,7 +6,7 @@ use std::task::Poll;
 
 use super::input::ReplierFor;
 use super::target::{identity, ReplierConnection, ReplierTarget};
-use crate::mailbox::IntoAddress;
+use crate::mailbox::{IntoAddress, WaitTicket};
 use crate::poll_report::{self, Blocker};
 
 /// A requestor port: sends a request to every connected replier and returns
@@ -97,10 +97,14 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
 }
 
 /// Sends one request, waiting while the recipient's mailbox is full.
+///
+/// The ticket keeps the send's place in line across polls; dropping the
+/// future gives it up.
 pub(crate) async fn deliver<T, R>(connection: &dyn ReplierTarget<T, R>, request: T) {
     let mut request = Some(request);
+    let mut ticket = WaitTicket::new();
     poll_fn(|cx| match request.take() {
-        Some(r) => match connection.try_send(r, cx) {
+        Some(r) => match connection.try_send(r, cx, &mut ticket) {
             Ok(()) => Poll::Ready(()),
             Err(r) => {
                 request = Some(r);

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::task::Context;
 
 use super::target::Target;
+use crate::mailbox::WaitTicket;
 use crate::sync::lock;
 
 /// Something an output can be connected to from the bench.
@@ -54,7 +55,7 @@ impl<T: Send + 'static> EventSlot<T> {
 }
 
 impl<T: Send + 'static> Target<T> for Mutex<Option<T>> {
-    fn try_send(&self, value: T, _: &mut Context<'_>) -> Result<(), T> {
+    fn try_send(&self, value: T, _: &mut Context<'_>, _: Option<&mut WaitTicket<'_>>) -> Result<(), T> {
         *lock(self) = Some(value);
         Ok(())
     }
@@ -125,7 +126,7 @@ impl<T: Send + 'static> EventQueue<T> {
 }
 
 impl<T: Send + 'static> Target<T> for Mutex<VecDeque<T>> {
-    fn try_send(&self, value: T, _: &mut Context<'_>) -> Result<(), T> {
+    fn try_send(&self, value: T, _: &mut Context<'_>, _: Option<&mut WaitTicket<'_>>) -> Result<(), T> {
         lock(self).push_back(value);
         Ok(())
     }

@@ -36,7 +36,12 @@ impl Recorder {
 }
 
 impl Target<Counted> for Recorder {
-    fn try_send(&self, value: Counted, _cx: &mut Context<'_>) -> Result<(), Counted> {
+    fn try_send(
+        &self,
+        value: Counted,
+        _cx: &mut Context<'_>,
+        _ticket: Option<&mut WaitTicket<'_>>,
+    ) -> Result<(), Counted> {
         if self.full.load(Ordering::Relaxed) > 0 {
             self.full.fetch_sub(1, Ordering::Relaxed);
             return Err(value);
@@ -67,8 +72,8 @@ fn send_all(full: &[usize], via: Via) -> (usize, usize, Vec<Vec<u32>>) {
     let mut send = FanoutSend::new(Counted(7, clones.clone()));
     let mut cx = Context::from_waker(Waker::noop());
     let mut poll = |send: &mut FanoutSend<Counted>| match via {
-        Via::Fanout => fanout.poll_send(send, &mut cx),
-        Via::Slice => send.poll(fanout.targets(), &mut cx),
+        Via::Fanout => fanout.poll_send(send, &mut cx, None),
+        Via::Slice => send.poll(fanout.targets(), &mut cx, None),
     };
     let mut pendings = 0;
     while poll(&mut send).is_pending() {
