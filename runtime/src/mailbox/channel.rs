@@ -233,10 +233,11 @@ impl<T> Channel<T> {
     ) -> Result<Claim<'a, T>, ClaimError> {
         match (self.queue.claim(), ticket) {
             (Err(ClaimError::Full), Some(ticket)) => {
-                self.producers.register(ticket, cx.waker());
+                let local = self.local_consumer.get();
+                self.producers.register(ticket, cx.waker(), local.is_some());
                 // The consumer may have freed a slot before it saw us.
                 let retry = self.queue.claim();
-                if let (Err(_), Some(local)) = (&retry, self.local_consumer.get()) {
+                if let (Err(_), Some(local)) = (&retry, local) {
                     // From another thread, make sure the consumer sees us
                     // (see the `wait_list` module docs); on the executor's
                     // thread it will, in program order.

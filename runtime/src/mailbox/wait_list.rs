@@ -41,15 +41,16 @@
 //! by the next freed slot in the same way). Every freed slot is thus
 //! either claimed by a retry or turned into one wake-up.
 //!
-//! On the single-threaded executor the consumer skips its fence
-//! ([`WaitList::wake_one_local`], [`WaitList::top_up_local`]). A producer
-//! on the executor's thread registered before, in program order. One on
-//! another thread, whose retry failed, wakes the consumer through the
-//! executor's shared queue (`Channel::claim_or_wait`), so the consumer's
-//! next poll is synchronised with the registration: the pops of that poll
-//! each wake one producer, and when the queue is empty again the consumer
-//! tops the woken producers up to the capacity, which covers the slots
-//! freed before it could see the registration.
+//! On the single-threaded executor both sides skip their fence
+//! ([`WaitList::wake_one_local`], [`WaitList::top_up_local`], `register`
+//! with `local`). A producer on the executor's thread registered before
+//! the consumer's next poll, in program order. One on another thread,
+//! whose retry failed, wakes the consumer through the executor's shared
+//! queue (`Channel::claim_or_wait`), so the consumer's next poll is
+//! synchronised with the registration: the pops of that poll each wake
+//! one producer, and when the queue is empty again the consumer tops the
+//! woken producers up to the capacity, which covers the slots freed
+//! before it could see the registration.
 //!
 //! # Memory
 //!
@@ -165,7 +166,9 @@ impl WaitList {
 
     /// Puts the producer holding `ticket` in line with `waker` (at its
     /// old place if it has one); the caller must try again afterwards.
-    pub(crate) fn register<'a>(&'a self, ticket: &mut WaitTicket<'a>, waker: &Waker) {
+    /// `local`: the consumer runs on the single-threaded executor, which
+    /// does without the fence pairing (see the module docs).
+    pub(crate) fn register<'a>(&'a self, ticket: &mut WaitTicket<'a>, waker: &Waker, local: bool) {
         let producers = self.get_or_allocate();
         let replaced = match &ticket.place {
             Some(place) if ptr::eq(place.producers, producers) => {
@@ -184,8 +187,10 @@ impl WaitList {
             }
         };
         drop(replaced);
-        // Pairs with the fence in `wake_one` and `top_up`.
-        fence(Ordering::SeqCst);
+        if !local {
+            // Pairs with the fence in `wake_one` and `top_up`.
+            fence(Ordering::SeqCst);
+        }
     }
 
     /// Wakes the first waiting producer; the caller (the consumer) has

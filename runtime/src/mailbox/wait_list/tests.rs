@@ -42,7 +42,7 @@ fn in_line<'a>(list: &'a WaitList, woken: &Woken, n: usize) -> Vec<WaitTicket<'a
     (0..n)
         .map(|id| {
             let mut ticket = WaitTicket::new();
-            list.register(&mut ticket, &woken.waker(id));
+            list.register(&mut ticket, &woken.waker(id), false);
             ticket
         })
         .collect()
@@ -64,8 +64,8 @@ fn registering_again_keeps_the_place() {
     let (list, woken) = (WaitList::new(), Woken::default());
     let mut tickets = in_line(&list, &woken, 3);
     // Polled again (say, spuriously) with a new waker: same place.
-    list.register(&mut tickets[2], &woken.waker(12));
-    list.register(&mut tickets[0], &woken.waker(10));
+    list.register(&mut tickets[2], &woken.waker(12), false);
+    list.register(&mut tickets[0], &woken.waker(10), false);
     list.top_up(|| 3);
     assert_eq!(woken.take(), [10, 1, 12]);
 }
@@ -97,7 +97,7 @@ fn a_woken_producer_that_finds_the_slot_taken_stays_first() {
     list.wake_one();
     assert_eq!(woken.take(), [0]);
     // A sender that never waited took the slot: 0 waits again.
-    list.register(&mut tickets[0], &woken.waker(0));
+    list.register(&mut tickets[0], &woken.waker(0), false);
     list.wake_one();
     assert_eq!(woken.take(), [0]);
 }
@@ -140,12 +140,12 @@ fn an_untouched_list_allocates_nothing_and_wakes_nobody() {
 fn a_ticket_moved_to_another_list_leaves_the_first_one() {
     let (first, second, woken) = (WaitList::new(), WaitList::new(), Woken::default());
     let mut ticket = WaitTicket::new();
-    first.register(&mut ticket, &woken.waker(0));
+    first.register(&mut ticket, &woken.waker(0), false);
     let mut behind = WaitTicket::new();
-    first.register(&mut behind, &woken.waker(1));
+    first.register(&mut behind, &woken.waker(1), false);
     first.wake_one();
     assert_eq!(woken.take(), [0]);
-    second.register(&mut ticket, &woken.waker(0));
+    second.register(&mut ticket, &woken.waker(0), true);
     assert_eq!(woken.take(), [1], "its wake-up in the first list was passed on");
     second.wake_one();
     assert_eq!(woken.take(), [0]);
