@@ -138,13 +138,17 @@ impl<T> Channel<T> {
     /// no-op waker and tries again after running the models), nothing is
     /// registered. When the model is gone or was never added, drops `arg`
     /// and says so. `make` returning `None` delivers nothing (filtered
-    /// out). The ticket leaves the line once the push is done.
+    /// out).
+    ///
+    /// The fast path does not look at the ticket: a caller trying again
+    /// after `Err` must call [`WaitTicket::leave_served`] once this returns
+    /// `Ok` (the slow path leaves by itself). First attempts, which hold no
+    /// place, skip that.
     ///
     /// Inlined into each connection: a send to a bound, open mailbox with
     /// room is the claim's stamp comparison (which also rejects a marked
-    /// queue), a compare-and-swap, the write, the wake-up and a test that
-    /// the ticket holds no place; every other case leaves through a cold
-    /// call.
+    /// queue), a compare-and-swap, the write and the wake-up; every other
+    /// case leaves through a cold call.
     #[inline]
     pub(crate) fn try_push_with<'a, A>(
         &'a self,
@@ -156,9 +160,6 @@ impl<T> Channel<T> {
         match self.queue.try_claim() {
             Some(claim) => {
                 self.deliver(claim, make(arg));
-                if let Some(ticket) = ticket {
-                    ticket.leave_served();
-                }
                 Ok(Pushed::Delivered)
             }
             None => self.try_push_slow(arg, make, cx, ticket),
@@ -277,7 +278,15 @@ impl<T> Channel<T> {
     #[inline(always)]
     unsafe fn pop(&self) -> Option<T> {
         // SAFETY: forwarded from the caller: we are the only consumer.
-        unsafe { self.queue.pop_noting_holes(|| self.wake_producer()) }
+        unsafe { self.queue.pop_noting_holes(|| self.hole_skipped()) }
+    }
+
+    /// A hole was skipped: its slot is free for a waiting producer. Out of
+    /// line, so that the pop inlined into every model's loop stays small.
+    #[cold]
+    #[inline(never)]
+    fn hole_skipped(&self) {
+        self.wake_producer();
     }
 
     /// [`poll_pop`](Channel::poll_pop) when the queue looked empty: parks,

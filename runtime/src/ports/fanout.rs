@@ -172,7 +172,12 @@ impl<T> fmt::Debug for Fanout<T> {
 ///
 /// Most outputs have one connection, so that case skips the bookkeeping:
 /// the original goes straight to it and, if its mailbox is full, waits in
-/// `value` (`next` and `pending` stay untouched).
+/// `pending` (`next` stays untouched), where the next poll finds it on
+/// its cold path.
+///
+/// A send that waited holds a place in the mailbox's line (its ticket),
+/// which it leaves once delivered; a first attempt never holds one, so
+/// that path passes the ticket on without looking at it.
 #[derive(Debug)]
 pub(crate) struct FanoutSend<T> {
     /// Index of the next connection to serve.
@@ -226,14 +231,45 @@ impl<T: Clone> FanoutSend<T> {
         cx: &mut Context<'_>,
         ticket: Option<&mut WaitTicket<'a>>,
     ) -> Poll<()> {
-        // Only an already-completed send has no value left.
+        // A send that waited keeps its value in `pending`; a completed one
+        // has none left.
         let Some(value) = self.value.take() else {
-            return Poll::Ready(());
+            return self.poll_one_again(target, cx, ticket);
         };
+        // A first attempt: the ticket holds no place, and the mailbox's
+        // fast path does not look at it.
         match target.try_send(value, cx, ticket) {
             Ok(()) => Poll::Ready(()),
             Err(value) => {
-                self.value = Some(value);
+                self.pending = Some(value);
+                Poll::Pending
+            }
+        }
+    }
+
+    /// [`poll_one`](FanoutSend::poll_one) after the send waited (or once it
+    /// completed): the ticket may hold a place, which it leaves once the
+    /// value is delivered.
+    #[cold]
+    #[inline(never)]
+    fn poll_one_again<'a>(
+        &mut self,
+        target: &'a dyn Target<T>,
+        cx: &mut Context<'_>,
+        mut ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Poll<()> {
+        let Some(value) = self.pending.take() else {
+            return Poll::Ready(());
+        };
+        match target.try_send(value, cx, ticket.as_deref_mut()) {
+            Ok(()) => {
+                if let Some(ticket) = ticket {
+                    ticket.leave_served();
+                }
+                Poll::Ready(())
+            }
+            Err(value) => {
+                self.pending = Some(value);
                 Poll::Pending
             }
         }
@@ -248,6 +284,7 @@ impl<T: Clone> FanoutSend<T> {
     ) -> Poll<()> {
         while let Some(target) = targets.get(self.next) {
             let is_last = self.next + 1 == targets.len();
+            let waited = self.pending.is_some();
             let value = match self.pending.take() {
                 Some(value) => Some(value),
                 None if is_last => self.value.take(),
@@ -257,10 +294,15 @@ impl<T: Clone> FanoutSend<T> {
             let Some(value) = value else {
                 return Poll::Ready(());
             };
-            // The ticket leaves each line once served: it is free for the
-            // next connection.
             match target.try_send(value, cx, ticket.as_deref_mut()) {
-                Ok(()) => self.next += 1,
+                Ok(()) => {
+                    // After waiting, the ticket leaves this mailbox's line:
+                    // it is free for the next connection.
+                    if let (true, Some(ticket)) = (waited, ticket.as_deref_mut()) {
+                        ticket.leave_served();
+                    }
+                    self.next += 1;
+                }
                 Err(value) => {
                     self.pending = Some(value);
                     return Poll::Pending;

@@ -105,7 +105,11 @@ pub(crate) async fn deliver<T, R>(connection: &dyn ReplierTarget<T, R>, request:
     let mut ticket = WaitTicket::new();
     poll_fn(|cx| match request.take() {
         Some(r) => match connection.try_send(r, cx, &mut ticket) {
-            Ok(()) => Poll::Ready(()),
+            Ok(()) => {
+                // Delivered after waiting: leave the mailbox's line.
+                ticket.leave_served();
+                Poll::Ready(())
+            }
             Err(r) => {
                 request = Some(r);
                 Poll::Pending

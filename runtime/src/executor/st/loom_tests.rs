@@ -129,7 +129,10 @@ fn loom_st_a_producer_on_another_thread_waiting_on_a_full_mailbox_is_woken() {
                     loom::future::block_on(poll_fn(|cx| {
                         let value = arg.take().unwrap();
                         match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
-                            Ok(_) => std::task::Poll::Ready(()),
+                            Ok(_) => {
+                                ticket.leave_served();
+                                std::task::Poll::Ready(())
+                            }
                             Err(value) => {
                                 arg = Some(value);
                                 std::task::Poll::Pending

@@ -46,6 +46,7 @@ fn send(channel: &Channel<u32>, value: u32) {
         match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
             Ok(pushed) => {
                 assert_eq!(pushed, Pushed::Delivered);
+                ticket.leave_served();
                 Poll::Ready(())
             }
             Err(value) => {

@@ -24,6 +24,7 @@ fn send(channel: &Channel<u32>, value: u32) {
         match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
             Ok(pushed) => {
                 assert_eq!(pushed, Pushed::Delivered);
+                ticket.leave_served();
                 Poll::Ready(())
             }
             Err(value) => {
@@ -146,7 +147,10 @@ fn loom_channel_close_releases_waiting_producer() {
                     block_on(poll_fn(|cx| {
                         let value = arg.take().unwrap();
                         match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
-                            Ok(_) => Poll::Ready(()),
+                            Ok(_) => {
+                                ticket.leave_served();
+                                Poll::Ready(())
+                            }
                             Err(value) => {
                                 arg = Some(value);
                                 Poll::Pending

@@ -61,14 +61,20 @@ impl Counter {
     }
 }
 
-/// Tries to push `value` with `waker`, holding `ticket`.
+/// Tries to push `value` with `waker`, holding `ticket`, and leaves the
+/// line once delivered, as the ports do.
 fn try_push<'a>(
     channel: &'a Channel<u32>,
     value: u32,
     waker: &Waker,
     ticket: &mut WaitTicket<'a>,
 ) -> Result<Pushed, u32> {
-    channel.try_push_with(value, Some, &mut Context::from_waker(waker), Some(ticket))
+    let mut cx = Context::from_waker(waker);
+    let pushed = channel.try_push_with(value, Some, &mut cx, Some(&mut *ticket));
+    if pushed.is_ok() {
+        ticket.leave_served();
+    }
+    pushed
 }
 
 #[test]
