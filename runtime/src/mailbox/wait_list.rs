@@ -358,8 +358,21 @@ impl WaitTicket<'_> {
 
 impl Drop for WaitTicket<'_> {
     /// Leaves the line without having been served: a wake-up it held goes
-    /// to the next waiting producer.
+    /// to the next waiting producer. Inlined into every send future's drop
+    /// as one test: a send that never waited has no place to leave.
+    #[inline]
     fn drop(&mut self) {
+        if self.place.is_some() {
+            self.abandon();
+        }
+    }
+}
+
+impl WaitTicket<'_> {
+    /// [`drop`](WaitTicket::drop) with a place to leave.
+    #[cold]
+    #[inline(never)]
+    fn abandon(&mut self) {
         if let Some(place) = self.place.take() {
             place.producers.leave(place.number, true);
         }
