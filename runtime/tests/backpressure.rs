@@ -240,7 +240,12 @@ fn a_send_given_up_after_its_wake_up_does_not_strand_the_others() {
     // e0 fills the slot, then the quitter and e1..e3 wait, in that order.
     let schedule = |simu: &mut Simulation, i: u32| {
         simu.scheduler()
-            .schedule(t(1), Emitter::ports().emit, vec![(0, i)], &addrs[i as usize])
+            .schedule(
+                t(1),
+                Emitter::ports().emit,
+                vec![(0, i)],
+                &addrs[i as usize],
+            )
             .unwrap();
     };
     schedule(&mut simu, 0);

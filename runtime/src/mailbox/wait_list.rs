@@ -321,7 +321,9 @@ impl WaitingProducers {
 
 impl fmt::Debug for Place<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Place").field("number", &self.number).finish()
+        f.debug_struct("Place")
+            .field("number", &self.number)
+            .finish()
     }
 }
 

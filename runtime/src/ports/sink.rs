@@ -55,7 +55,12 @@ impl<T: Send + 'static> EventSlot<T> {
 }
 
 impl<T: Send + 'static> Target<T> for Mutex<Option<T>> {
-    fn try_send(&self, value: T, _: &mut Context<'_>, _: Option<&mut WaitTicket<'_>>) -> Result<(), T> {
+    fn try_send(
+        &self,
+        value: T,
+        _: &mut Context<'_>,
+        _: Option<&mut WaitTicket<'_>>,
+    ) -> Result<(), T> {
         *lock(self) = Some(value);
         Ok(())
     }
@@ -126,7 +131,12 @@ impl<T: Send + 'static> EventQueue<T> {
 }
 
 impl<T: Send + 'static> Target<T> for Mutex<VecDeque<T>> {
-    fn try_send(&self, value: T, _: &mut Context<'_>, _: Option<&mut WaitTicket<'_>>) -> Result<(), T> {
+    fn try_send(
+        &self,
+        value: T,
+        _: &mut Context<'_>,
+        _: Option<&mut WaitTicket<'_>>,
+    ) -> Result<(), T> {
         lock(self).push_back(value);
         Ok(())
     }

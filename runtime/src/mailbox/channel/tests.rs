@@ -3,7 +3,6 @@
 use super::*;
 use std::task::Waker;
 
-
 /// Polls the channel once, as its single consumer.
 fn poll(channel: &Channel<u32>) -> Poll<u32> {
     let mut cx = Context::from_waker(Waker::noop());
@@ -87,7 +86,11 @@ fn a_send_dropped_after_its_wake_up_does_not_strand_the_next_one() {
     assert_eq!(try_push(&channel, 1, &a_waker, &mut a_ticket), Err(1));
     assert_eq!(try_push(&channel, 2, &b_waker, &mut b_ticket), Err(2));
     assert_eq!(poll(&channel), Poll::Ready(0));
-    assert_eq!((a.count(), b.count()), (1, 0), "one slot, one wake-up, first come");
+    assert_eq!(
+        (a.count(), b.count()),
+        (1, 0),
+        "one slot, one wake-up, first come"
+    );
     // A's task gives up on its send (a `select` took another branch).
     drop(a_ticket);
     assert_eq!(b.count(), 1, "A's wake-up went to B");

@@ -146,7 +146,11 @@ fn a_ticket_moved_to_another_list_leaves_the_first_one() {
     first.wake_one();
     assert_eq!(woken.take(), [0]);
     second.register(&mut ticket, &woken.waker(0), true);
-    assert_eq!(woken.take(), [1], "its wake-up in the first list was passed on");
+    assert_eq!(
+        woken.take(),
+        [1],
+        "its wake-up in the first list was passed on"
+    );
     second.wake_one();
     assert_eq!(woken.take(), [0]);
 }

@@ -81,7 +81,11 @@ fn a_producer_that_leaves_is_skipped_and_its_place_reclaimed() {
     let numbers: Vec<u64> = (0..3).map(|id| line.join(&woken.waker(id))).collect();
     // Leaving from the middle, then from the front.
     assert!(matches!(line.leave(numbers[1]), (false, Some(_))));
-    assert_eq!(line.places.len(), 3, "a mark stays until it reaches the front");
+    assert_eq!(
+        line.places.len(),
+        3,
+        "a mark stays until it reaches the front"
+    );
     assert!(matches!(line.leave(numbers[0]), (false, Some(_))));
     assert_eq!(line.places.len(), 1, "both marks are gone");
     assert_eq!(line.first, 2);
@@ -103,7 +107,10 @@ fn a_new_waker_replaces_the_old_one_only_when_it_differs() {
     let mut line = Line::default();
     let waker = woken.waker(0);
     let number = line.join(&waker);
-    assert!(line.wait_again(number, &waker).is_none(), "same waker: kept");
+    assert!(
+        line.wait_again(number, &waker).is_none(),
+        "same waker: kept"
+    );
     assert!(line.wait_again(number, &woken.waker(7)).is_some());
     wake_next(&mut line);
     assert_eq!(woken.take(), [7], "the latest waker is used");
