@@ -285,7 +285,9 @@ impl WaitingProducers {
         // Outside the lock: dropping or waking a waker may run code that
         // waits in this line again.
         drop(waker);
-        next.map(Waker::wake);
+        if let Some(next) = next {
+            next.wake();
+        }
     }
 
     /// Wakes the first waiting producer.
