@@ -10,6 +10,10 @@ use causim_benches::{Params, Workload};
 fn tiny(workload: Workload) -> Vec<Params> {
     match workload {
         Workload::Dispatch => vec![Params::of(&[("models", 5), ("hops", 1_000)])],
+        Workload::Fanin => [16, 0]
+            .into_iter()
+            .map(|capacity| Params::of(&[("senders", 200), ("capacity", capacity)]))
+            .collect(),
         Workload::Pinball => [1, 7, 41]
             .into_iter()
             .map(|balls| {
@@ -41,6 +45,11 @@ fn run_all(workload: Workload) {
 #[test]
 fn dispatch_counts_are_exact() {
     run_all(Workload::Dispatch);
+}
+
+#[test]
+fn fanin_counts_are_exact() {
+    run_all(Workload::Fanin);
 }
 
 #[test]

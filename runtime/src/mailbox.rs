@@ -5,7 +5,8 @@
 //! time. An [`Address`] is a cheap, cloneable handle for sending to it.
 //!
 //! - A full mailbox makes the sender wait (async back-pressure) until the
-//!   model takes a message.
+//!   model takes a message. Waiting senders are served first come first
+//!   served, one woken per freed slot (see `wait_list`).
 //! - A send to a model that no longer exists is a no-op.
 //! - A send to a mailbox that was never added to the bench is reported as
 //!   [`SimulationError::NoRecipient`](crate::SimulationError::NoRecipient).
@@ -24,6 +25,7 @@ use std::task::{Context, Poll};
 
 use crate::model::Model;
 use channel::Channel;
+pub(crate) use wait_list::WaitTicket;
 
 /// Number of messages a mailbox holds unless told otherwise.
 ///

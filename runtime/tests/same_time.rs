@@ -287,3 +287,51 @@ fn source_and_periodic_events_all_arrive_before_messages_caused_then() {
     ];
     assert_eq!(log.values_of("receiver"), expected);
 }
+
+/// Records what it gets and, on the first value, sends one more to itself
+/// through its output.
+#[model]
+struct Selfie {
+    again: Output<String>,
+    log: Log<String>,
+    sent: bool,
+}
+
+#[model]
+impl Selfie {
+    #[input]
+    async fn input(&mut self, value: String, cx: &mut Context<Self>) {
+        self.log.push(cx.name(), cx.time(), value);
+        if !std::mem::replace(&mut self.sent, true) {
+            self.again.send("again".to_string()).await;
+        }
+    }
+}
+
+/// A model whose mailbox holds more due events than its capacity can
+/// still send to itself: its message queues behind the events, within the
+/// capacity, instead of waiting for a mailbox only it can drain.
+#[test]
+fn a_model_sends_to_its_own_mailbox_while_it_holds_overflowed_events() {
+    let log = Log::new();
+    let mailbox = Mailbox::with_capacity(4);
+    let address = mailbox.address();
+    let mut selfie = Selfie {
+        again: Output::new(),
+        log: log.clone(),
+        sent: false,
+    };
+    selfie.again.connect(Selfie::ports().input, &address);
+    let mut simu = start(sim_init().add_model(selfie, mailbox, "selfie"));
+    let scheduler = simu.scheduler();
+    for i in 0..6 {
+        scheduler
+            .schedule(t(1), Selfie::ports().input, format!("D{i}"), &address)
+            .unwrap();
+    }
+    simu.step().unwrap();
+    assert_eq!(
+        log.values_of("selfie"),
+        ["D0", "D1", "D2", "D3", "D4", "D5", "again"]
+    );
+}

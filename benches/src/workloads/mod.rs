@@ -6,6 +6,7 @@
 //! check, so the engines cannot disagree on what a correct run is.
 
 pub mod dispatch;
+pub mod fanin;
 pub mod params;
 pub mod pinball;
 pub mod ring;
@@ -26,6 +27,8 @@ use crate::{Engine, Sample, Threads};
 pub enum Workload {
     /// One model type, macro-generated vs hand-written dispatch.
     Dispatch,
+    /// Many senders into one small mailbox, vs a mailbox nobody waits on.
+    Fanin,
     /// Rigs of fully connected models bouncing balls at one time.
     Pinball,
     /// One token around a ring of models.
@@ -44,8 +47,9 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 8] = [
+    pub const ALL: [Workload; 9] = [
         Workload::Dispatch,
+        Workload::Fanin,
         Workload::Pinball,
         Workload::Ring,
         Workload::SchedChain,
@@ -59,6 +63,7 @@ impl Workload {
     pub fn name(self) -> &'static str {
         match self {
             Workload::Dispatch => "dispatch",
+            Workload::Fanin => "fanin",
             Workload::Pinball => "pinball",
             Workload::Ring => "ring",
             Workload::SchedChain => "scheduler-chain",
@@ -105,6 +110,7 @@ impl Workload {
     pub fn param_sets(self, quick: bool) -> Vec<Params> {
         match self {
             Workload::Dispatch => dispatch::param_sets(quick),
+            Workload::Fanin => fanin::param_sets(quick),
             Workload::Pinball => pinball::param_sets(quick),
             Workload::Ring => ring::param_sets(quick),
             Workload::SchedChain
@@ -121,6 +127,7 @@ impl Workload {
     pub fn run(self, engine: Engine, threads: Threads, params: &Params) -> Sample {
         match self {
             Workload::Dispatch => dispatch::run(engine, threads, params),
+            Workload::Fanin => fanin::run(engine, threads, params),
             Workload::Pinball => pinball::run(engine, threads, params),
             Workload::Ring => ring::run(engine, threads, params),
             Workload::SchedChain

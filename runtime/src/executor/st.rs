@@ -10,8 +10,10 @@
 //! lock; others go to a shared queue behind a mutex (both in
 //! [`crate::wake`], which the mailboxes share).
 
+mod id_hash;
 mod waker;
 
+use id_hash::IdHash;
 pub(crate) use waker::{raw_waker, HasTaskWaker};
 
 use std::cell::RefCell;
@@ -99,7 +101,7 @@ pub(crate) struct Executor {
     candidates: RefCell<Vec<usize>>,
     /// What each task waited on after its last poll, if not its mailbox
     /// (only tasks that wait on a reply or on a full mailbox are listed).
-    waiting: HashMap<usize, Blocker>,
+    waiting: HashMap<usize, Blocker, IdHash>,
     /// Messages dropped because their mailbox is not in the bench (never
     /// added, or of another bench), with the sender (`None`: the bench).
     unbound: Vec<(Option<Arc<str>>, Misaddressed)>,
@@ -115,7 +117,7 @@ impl Executor {
             free: Vec::new(),
             queue: Arc::new(RunQueue::new()),
             candidates: RefCell::new(Vec::new()),
-            waiting: HashMap::new(),
+            waiting: HashMap::default(),
             unbound: Vec::new(),
             drained: VecDeque::new(),
         }

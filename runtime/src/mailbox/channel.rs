@@ -4,8 +4,9 @@
 //! is fixed when the mailbox is made and the storage is allocated once, so a
 //! send never allocates. The consumer (the model's task) waits on an empty
 //! queue through a [`DiatomicWaker`], which every push notifies; a producer
-//! that finds the queue full registers in the [`WaitList`] and is woken when
-//! the consumer frees a slot.
+//! that finds the queue full takes a place in the [`WaitList`] (its
+//! [`WaitTicket`] keeps it across polls) and is woken, first come first
+//! served, when the consumer frees a slot for it.
 //!
 //! On the single-threaded executor, the channel skips the waker machinery:
 //! the executor hands it the consumer task's own waker when the model is
@@ -31,8 +32,8 @@ use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
 use super::overflow::Overflow;
-use super::queue::{ArrayQueue, Claim, ClaimError};
-use super::wait_list::WaitList;
+use super::queue::{ArrayQueue, Claim, ClaimError, Popped};
+use super::wait_list::{WaitList, WaitTicket};
 use crate::bench::BenchId;
 use crate::model::PortKind;
 use crate::name::Name;
@@ -173,27 +174,37 @@ impl<T> Channel<T> {
 
     /// Pushes `make(arg)` if a slot is free.
     ///
-    /// When the queue is full, registers `cx`'s waker and returns `arg`
-    /// untouched. When the model is gone or was never added, drops `arg` and
-    /// says so. `make` returning `None` delivers nothing (filtered out).
+    /// When the queue is full, puts the producer holding `ticket` in line
+    /// with `cx`'s waker and returns `arg` untouched; the ticket keeps its
+    /// place across polls. Without a ticket (the bench, which polls with a
+    /// no-op waker and tries again after running the models), nothing is
+    /// registered. When the model is gone or was never added, drops `arg`
+    /// and says so. `make` returning `None` delivers nothing (filtered
+    /// out).
+    ///
+    /// The fast path does not look at the ticket: a caller trying again
+    /// after `Err` must call [`WaitTicket::leave_served`] once this returns
+    /// `Ok` (the slow path leaves by itself). First attempts, which hold no
+    /// place, skip that.
     ///
     /// Inlined into each connection: a send to a bound, open mailbox with
     /// room is the claim's stamp comparison (which also rejects a marked
     /// queue), a compare-and-swap, the write and the wake-up; every other
     /// case leaves through a cold call.
     #[inline]
-    pub(crate) fn try_push_with<A>(
-        &self,
+    pub(crate) fn try_push_with<'a, A>(
+        &'a self,
         arg: A,
         make: impl FnOnce(A) -> Option<T>,
         cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
     ) -> Result<Pushed, A> {
         match self.queue.try_claim() {
             Some(claim) => {
                 self.deliver(claim, make(arg));
                 Ok(Pushed::Delivered)
             }
-            None => self.try_push_slow(arg, make, cx),
+            None => self.try_push_slow(arg, make, cx, ticket),
         }
     }
 
@@ -201,19 +212,46 @@ impl<T> Channel<T> {
     /// not succeed: the queue is full, closed, unopened or contended.
     #[cold]
     #[inline(never)]
-    fn try_push_slow<A>(
-        &self,
+    fn try_push_slow<'a, A>(
+        &'a self,
         arg: A,
         make: impl FnOnce(A) -> Option<T>,
         cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
     ) -> Result<Pushed, A> {
-        let claim = match self.claim_or_wait(cx) {
-            Ok(claim) => claim,
-            Err(ClaimError::Full | ClaimError::Held) => return Err(arg),
-            Err(other) => return Ok(Self::undeliverable(other)),
+        let (arg, make) = match self.attempt(arg, make) {
+            Ok(pushed) => {
+                // Served: a slot, or an answer that needs none.
+                if let Some(ticket) = ticket {
+                    ticket.leave_served();
+                }
+                return Ok(pushed);
+            }
+            Err(back) => back,
         };
-        self.deliver(claim, make(arg));
-        Ok(Pushed::Delivered)
+        // Full (or held, with no room left for models): wait in line, then
+        // try once more, since the consumer may have freed room before it
+        // saw us (without a ticket, just the one try).
+        let Some(ticket) = ticket else {
+            return Err(arg);
+        };
+        let local = self.local_consumer.get();
+        self.producers.register(ticket, cx.waker(), local.is_some());
+        match self.attempt(arg, make) {
+            Ok(pushed) => {
+                ticket.leave_served();
+                Ok(pushed)
+            }
+            Err((arg, _)) => {
+                if let Some(local) = local {
+                    // From another thread, make sure the consumer sees us
+                    // (see the `wait_list` module docs); on the executor's
+                    // thread it will, in program order.
+                    local.wake_if(|| false);
+                }
+                Err(arg)
+            }
+        }
     }
 
     /// Pushes `make(arg)` for the bench, which never waits: what does not
@@ -295,24 +333,40 @@ impl<T> Channel<T> {
         });
     }
 
-    /// Claims a slot, or registers `cx`'s waker when the queue stays full
-    /// after registering.
-    fn claim_or_wait(&self, cx: &mut Context<'_>) -> Result<Claim<'_, T>, ClaimError> {
+    /// One try at pushing `make(arg)` for a model: a slot; room behind
+    /// the bench's messages in the overflow of a held queue; or an answer
+    /// that needs none (the model is gone, or was never added). Hands
+    /// `arg` and `make` back when the queue is full, or held with no room
+    /// left for models.
+    fn attempt<A, F: FnOnce(A) -> Option<T>>(&self, arg: A, make: F) -> Result<Pushed, (A, F)> {
         match self.queue.claim() {
-            Err(ClaimError::Full | ClaimError::Held) => {
-                self.producers.register(cx.waker());
-                // The consumer may have freed a slot before it saw us.
-                let retry = self.queue.claim();
-                if let (Err(_), Some(local)) = (&retry, self.local_consumer.get()) {
-                    // From another thread, make sure the consumer sees us
-                    // (see `WaitList::wake_all_local`); on the executor's
-                    // thread it will, in program order.
-                    local.wake_if(|| false);
-                }
-                retry
+            Ok(claim) => {
+                self.deliver(claim, make(arg));
+                Ok(Pushed::Delivered)
             }
-            other => other,
+            Err(ClaimError::Full) => Err((arg, make)),
+            Err(ClaimError::Held) => self.spill_from_model(arg, make),
+            Err(other) => Ok(Self::undeliverable(other)),
         }
+    }
+
+    /// A model's push while the queue is held: behind the bench's messages
+    /// in the overflow (the same-time rule), as long as the models'
+    /// messages, in the queue and in the overflow, stay within the
+    /// capacity (back-pressure keeps its meaning, and a model can still
+    /// send to a mailbox it must itself drain).
+    #[cold]
+    fn spill_from_model<A, F: FnOnce(A) -> Option<T>>(
+        &self,
+        arg: A,
+        make: F,
+    ) -> Result<Pushed, (A, F)> {
+        let capacity = self.queue.capacity();
+        let queued = self.queue.len();
+        self.overflow
+            .push_from_model(arg, make, |models| queued + models < capacity)?;
+        self.wake_consumer();
+        Ok(Pushed::Delivered)
     }
 
     /// Pops the oldest message, or registers the consumer's waker.
@@ -326,11 +380,51 @@ impl<T> Channel<T> {
     #[inline]
     pub(crate) unsafe fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<T> {
         // SAFETY: forwarded from the caller: we are the only consumer.
-        if let Some(message) = unsafe { self.queue.pop() } {
+        if let Some(message) = unsafe { self.pop() } {
             return Poll::Ready(self.after_pop(message));
         }
         // SAFETY: as above.
         unsafe { self.poll_pop_empty(cx) }
+    }
+
+    /// Takes the oldest message; each hole skipped (a filtered message)
+    /// frees a slot and wakes a waiting producer, as a taken message does
+    /// in `after_pop`.
+    ///
+    /// # Safety
+    ///
+    /// As for `poll_pop`: only the single consumer may call this.
+    #[inline(always)]
+    unsafe fn pop(&self) -> Option<T> {
+        // SAFETY: forwarded from the caller: we are the only consumer.
+        match unsafe { self.queue.pop_one() } {
+            Popped::Message(message) => Some(message),
+            Popped::Empty => None,
+            // SAFETY: as above.
+            Popped::Hole => unsafe { self.pop_after_hole() },
+        }
+    }
+
+    /// [`pop`](Channel::pop) after a hole: wakes a producer for each hole
+    /// skipped. Out of line, so that the pop inlined into every model's
+    /// loop stays short (a hole callback inside its loop cost a ring hop
+    /// 17 instructions).
+    ///
+    /// # Safety
+    ///
+    /// As for `poll_pop`: only the single consumer may call this.
+    #[cold]
+    #[inline(never)]
+    unsafe fn pop_after_hole(&self) -> Option<T> {
+        loop {
+            self.wake_producer();
+            // SAFETY: forwarded from the caller: we are the only consumer.
+            match unsafe { self.queue.pop_one() } {
+                Popped::Message(message) => return Some(message),
+                Popped::Empty => return None,
+                Popped::Hole => {}
+            }
+        }
     }
 
     /// [`poll_pop`](Channel::poll_pop) when the queue looked empty: parks,
@@ -362,7 +456,7 @@ impl<T> Channel<T> {
         // SAFETY: only the single consumer registers or unregisters.
         unsafe { self.consumer.register(cx.waker()) };
         // SAFETY: as above, we are the only consumer.
-        if let Some(message) = unsafe { self.queue.pop() }.or_else(|| self.pop_overflow()) {
+        if let Some(message) = unsafe { self.pop() }.or_else(|| self.pop_overflow()) {
             // SAFETY: only the single consumer registers or unregisters.
             unsafe { self.consumer.unregister() };
             return Poll::Ready(self.after_pop(message));
@@ -400,23 +494,28 @@ impl<T> Channel<T> {
     /// (each call site passes a constant, so asking again costs nothing).
     #[inline(always)]
     fn park<M>(&self, local: bool) -> Poll<M> {
-        // Popping may have skipped holes: that frees slots too.
+        // Every slot is free: enough producers must be on their way to
+        // fill them (on the single-threaded executor, this covers slots
+        // freed before a producer on another thread could be seen; see the
+        // `wait_list` module docs).
+        let capacity = || self.queue.capacity();
         if local {
-            self.producers.wake_all_local();
+            self.producers.top_up_local(capacity);
         } else {
-            self.producers.wake_all();
+            self.producers.top_up(capacity);
         }
         self.parked.store(true, Ordering::Release);
         Poll::Pending
     }
 
-    /// Wakes every producer waiting for a slot; the consumer just freed one.
+    /// Wakes the first producer waiting for a slot; the consumer just
+    /// freed one.
     #[inline]
-    fn wake_producers(&self) {
+    fn wake_producer(&self) {
         if self.local_consumer.get().is_some() {
-            self.producers.wake_all_local();
+            self.producers.wake_one_local();
         } else {
-            self.producers.wake_all();
+            self.producers.wake_one();
         }
     }
 
@@ -426,8 +525,8 @@ impl<T> Channel<T> {
         // Stored whatever it was: one store is cheaper than a load, a test
         // and a branch on every message.
         self.parked.store(false, Ordering::Release);
-        // Leaving a full queue: every waiting producer may retry.
-        self.wake_producers();
+        // One slot freed: one waiting producer may claim it.
+        self.wake_producer();
         message
     }
 

@@ -12,13 +12,17 @@
 //! and the events it processes now) push through their own entry,
 //! `Channel::push_from_bench`: a message that finds the ring full goes to
 //! the mailbox's *overflow*, an unbounded FIFO behind the ring, and the queue
-//! is *held*: every other producer's claim fails as if the mailbox were
-//! full, and it waits. The consumer takes the ring first (its messages
-//! are older), then the overflow; when the overflow is empty it releases
-//! the queue and wakes the waiting producers. Sends between models never
-//! overflow: their back-pressure is unchanged, and a mailbox's capacity
-//! bounds what models queue, not what the bench schedules (which the
-//! event list held anyway).
+//! is *held*: every other producer's claim fails, so that no message gets
+//! ahead of the bench's. A model's message then goes behind them in the
+//! overflow, as long as the models' messages (in the ring and in the
+//! overflow) stay within the capacity; past that the model waits, as for
+//! a full mailbox. The consumer takes the ring first (its messages are
+//! older), then the overflow; when the overflow is empty it releases the
+//! queue. Back-pressure between models is unchanged (a mailbox's capacity
+//! bounds what models queue, not what the bench schedules, which the
+//! event list held anyway), and a model can still send to a mailbox it
+//! must itself drain: had it to wait for the hold to end, it would wait
+//! for itself.
 //!
 //! The overflow is allocated by the first delivery that needs it: a
 //! mailbox that never overflows holds one null pointer.
@@ -41,14 +45,26 @@ struct Spilled<T> {
     /// Number of messages, readable without the lock.
     count: AtomicUsize,
     /// The messages, oldest first.
-    messages: Mutex<VecDeque<T>>,
+    messages: Mutex<Messages<T>>,
+}
+
+/// The messages of an overflow.
+#[derive(Debug)]
+struct Messages<T> {
+    /// Oldest first, each with whether a model sent it (else the bench).
+    queue: VecDeque<(T, bool)>,
+    /// How many of them models sent.
+    from_models: usize,
 }
 
 impl<T> Default for Spilled<T> {
     fn default() -> Self {
         Spilled {
             count: AtomicUsize::new(0),
-            messages: Mutex::new(VecDeque::new()),
+            messages: Mutex::new(Messages {
+                queue: VecDeque::new(),
+                from_models: 0,
+            }),
         }
     }
 }
@@ -68,8 +84,35 @@ impl<T> Overflow<T> {
         let spilled = self.spilled.get_or_default();
         let mut messages = lock(&spilled.messages);
         hold();
-        messages.push_back(message);
-        spilled.count.store(messages.len(), Ordering::Release);
+        messages.queue.push_back((message, false));
+        spilled.count.store(messages.queue.len(), Ordering::Release);
+    }
+
+    /// Appends a model's message `make(arg)` behind the others, if the
+    /// overflow still holds messages (the queue is still held: the hold is
+    /// lifted under this lock when it empties) and `has_room(n)` with the
+    /// `n` messages of models already here; else hands `arg` and `make`
+    /// back. `make` runs under the lock (it builds the message and runs a
+    /// connection's mapping closure, which cannot reach this mailbox).
+    pub(crate) fn push_from_model<A, F: FnOnce(A) -> Option<T>>(
+        &self,
+        arg: A,
+        make: F,
+        has_room: impl FnOnce(usize) -> bool,
+    ) -> Result<(), (A, F)> {
+        let Some(spilled) = self.spilled.get() else {
+            return Err((arg, make));
+        };
+        let mut messages = lock(&spilled.messages);
+        if messages.queue.is_empty() || !has_room(messages.from_models) {
+            return Err((arg, make));
+        }
+        if let Some(message) = make(arg) {
+            messages.queue.push_back((message, true));
+            messages.from_models += 1;
+            spilled.count.store(messages.queue.len(), Ordering::Release);
+        }
+        Ok(())
     }
 
     /// Takes the oldest message; when that empties the overflow, `release`
@@ -90,12 +133,15 @@ impl<T> Overflow<T> {
     #[cold]
     fn pop_spilled(spilled: &Spilled<T>, release: impl FnOnce()) -> Option<T> {
         let mut messages = lock(&spilled.messages);
-        let message = messages.pop_front();
-        spilled.count.store(messages.len(), Ordering::Release);
-        if messages.is_empty() {
+        let (message, from_model) = messages.queue.pop_front()?;
+        if from_model {
+            messages.from_models -= 1;
+        }
+        spilled.count.store(messages.queue.len(), Ordering::Release);
+        if messages.queue.is_empty() {
             release();
         }
-        message
+        Some(message)
     }
 
     /// Number of messages waiting here.
@@ -111,7 +157,8 @@ impl<T> Overflow<T> {
             let dropped = {
                 let mut messages = lock(&spilled.messages);
                 spilled.count.store(0, Ordering::Release);
-                std::mem::take(&mut *messages)
+                messages.from_models = 0;
+                std::mem::take(&mut messages.queue)
             };
             // Outside the lock: a message's destructor may send.
             drop(dropped);

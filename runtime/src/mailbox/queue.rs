@@ -56,6 +56,17 @@ use std::ptr;
 use crate::sync::atomic::{fence, AtomicPtr, AtomicUsize, Ordering};
 use crate::sync::cell::UnsafeCell;
 
+/// What [`ArrayQueue::pop_one`] found at the head of the queue.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Popped<T> {
+    /// The oldest message, taken.
+    Message(T),
+    /// A filtered message's hole, skipped: its slot is free.
+    Hole,
+    /// Nothing published yet.
+    Empty,
+}
+
 /// Why a slot could not be claimed.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum ClaimError {
@@ -481,30 +492,51 @@ impl<T> ArrayQueue<T> {
     /// Only one thread at a time may pop: the queue's single consumer.
     #[inline]
     pub(crate) unsafe fn pop(&self) -> Option<T> {
+        loop {
+            // SAFETY: forwarded from the caller.
+            match unsafe { self.pop_one() } {
+                Popped::Message(message) => return Some(message),
+                Popped::Hole => {}
+                Popped::Empty => return None,
+            }
+        }
+    }
+
+    /// Takes the oldest slot: a message, a hole (each frees a slot, as a
+    /// taken message does, which the channel tells a waiting producer), or
+    /// nothing published yet. No loop over holes: the caller's loop, on
+    /// its cold path, keeps the common pop short.
+    ///
+    /// # Safety
+    ///
+    /// As for `pop`: only the queue's single consumer may call this.
+    #[inline]
+    pub(crate) unsafe fn pop_one(&self) -> Popped<T> {
         let geometry = self.geometry();
         // No ring yet: nothing was ever claimed. Once installed, the ring
         // stays for the queue's life.
-        let first = self.first_slot()?;
-        loop {
-            let head = self.head.load(Ordering::Relaxed);
-            let index = geometry.index(head);
-            // SAFETY: `first` is the ring and `index` the index of `head`.
-            let slot = unsafe { self.slot_at(first, index) };
-            if slot.stamp.load(Ordering::Acquire) != head.wrapping_add(1) {
-                return None; // claimed, not yet published
-            }
-            let next = geometry.next(head, index);
-            let next_lap = head.wrapping_add(geometry.one_lap());
-            // SAFETY: the stamp says the slot was written for `head` (the
-            // Acquire load synchronises with the producer's Release store),
-            // and as the only consumer we read it once before handing the
-            // slot back below.
-            let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
-            slot.stamp.store(next_lap, Ordering::Release);
-            self.head.store(next, Ordering::Release);
-            if value.is_some() {
-                return value;
-            }
+        let Some(first) = self.first_slot() else {
+            return Popped::Empty;
+        };
+        let head = self.head.load(Ordering::Relaxed);
+        let index = geometry.index(head);
+        // SAFETY: `first` is the ring and `index` the index of `head`.
+        let slot = unsafe { self.slot_at(first, index) };
+        if slot.stamp.load(Ordering::Acquire) != head.wrapping_add(1) {
+            return Popped::Empty; // claimed, not yet published
+        }
+        let next = geometry.next(head, index);
+        let next_lap = head.wrapping_add(geometry.one_lap());
+        // SAFETY: the stamp says the slot was written for `head` (the
+        // Acquire load synchronises with the producer's Release store),
+        // and as the only consumer we read it once before handing the
+        // slot back below.
+        let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
+        slot.stamp.store(next_lap, Ordering::Release);
+        self.head.store(next, Ordering::Release);
+        match value {
+            Some(message) => Popped::Message(message),
+            None => Popped::Hole,
         }
     }
 

@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 use super::input::InputFor;
 use super::sink::Sink;
 use super::target::{identity_some, Check, ForeignInput, InputConnection, Target};
-use crate::mailbox::IntoAddress;
+use crate::mailbox::{IntoAddress, WaitTicket};
 
 /// The connections of one output or event source, in connection order.
 pub(crate) struct Fanout<T> {
@@ -185,21 +185,29 @@ impl<T: Clone + Send + 'static> Fanout<T> {
     /// through a slice: that is a single comparison, where decoding the
     /// enum into a slice first costs several instructions per send.
     #[inline]
-    pub(crate) fn poll_send(&mut self, send: &mut FanoutSend<T>, cx: &mut Context<'_>) -> Poll<()> {
+    pub(crate) fn poll_send<'a>(
+        &'a self,
+        send: &mut FanoutSend<T>,
+        cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Poll<()> {
         match &self.targets {
-            Targets::One(only) => send.poll_one(&**only, cx),
-            Targets::Many(all) => send.poll_many(all, cx),
-            _ => self.poll_unchecked(send, cx),
+            Targets::One(only) => send.poll_one(&**only, cx, ticket),
+            targets => send.poll_many(targets.as_slice(), cx, ticket),
         }
     }
 
-    /// [`poll_send`](Fanout::poll_send) of an unchecked (or empty) list:
-    /// checks it first (see the module docs).
-    #[cold]
-    #[inline(never)]
-    fn poll_unchecked(&mut self, send: &mut FanoutSend<T>, cx: &mut Context<'_>) -> Poll<()> {
-        self.targets.check();
-        send.poll(self.targets.as_slice(), cx)
+    /// Checks the connections against the sending bench if they were
+    /// not yet (see the module docs): one test of the list's tag, before a
+    /// send borrows the list for as long as it waits.
+    #[inline]
+    pub(crate) fn check_first(&mut self) {
+        if matches!(
+            self.targets,
+            Targets::UncheckedOne(_) | Targets::Unchecked(_)
+        ) {
+            self.targets.check();
+        }
     }
 
     /// The connections, in order.
@@ -230,7 +238,12 @@ impl<T> fmt::Debug for Fanout<T> {
 ///
 /// Most outputs have one connection, so that case skips the bookkeeping:
 /// the original goes straight to it and, if its mailbox is full, waits in
-/// `value` (`next` and `pending` stay untouched).
+/// `pending` (`next` stays untouched), where the next poll finds it on
+/// its cold path.
+///
+/// A send that waited holds a place in the mailbox's line (its ticket),
+/// which it leaves once delivered; a first attempt never holds one, so
+/// that path passes the ticket on without looking at it.
 #[derive(Debug)]
 pub(crate) struct FanoutSend<T> {
     /// Index of the next connection to serve.
@@ -276,41 +289,68 @@ impl<T: Clone> FanoutSend<T> {
         }
     }
 
-    /// Delivers to each connection in order; `Pending` while one is full.
-    ///
-    /// Every poll of one send must be given the same `targets`.
+    /// Delivers to the one connection: the original, no clone, no index.
     #[inline]
-    pub(crate) fn poll(
+    fn poll_one<'a>(
         &mut self,
-        targets: &[Arc<dyn Target<T>>],
+        target: &'a dyn Target<T>,
         cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
     ) -> Poll<()> {
-        match targets {
-            [only] => self.poll_one(&**only, cx),
-            _ => self.poll_many(targets, cx),
+        // A send that waited keeps its value in `pending`; a completed one
+        // has none left.
+        let Some(value) = self.value.take() else {
+            return self.poll_one_again(target, cx, ticket);
+        };
+        // A first attempt: the ticket holds no place, and the mailbox's
+        // fast path does not look at it.
+        match target.try_send(value, cx, ticket) {
+            Ok(()) => Poll::Ready(()),
+            Err(value) => {
+                self.pending = Some(value);
+                Poll::Pending
+            }
         }
     }
 
-    /// Delivers to the one connection: the original, no clone, no index.
-    #[inline]
-    fn poll_one(&mut self, target: &dyn Target<T>, cx: &mut Context<'_>) -> Poll<()> {
-        // Only an already-completed send has no value left.
-        let Some(value) = self.value.take() else {
+    /// [`poll_one`](FanoutSend::poll_one) after the send waited (or once it
+    /// completed): the ticket may hold a place, which it leaves once the
+    /// value is delivered.
+    #[cold]
+    #[inline(never)]
+    fn poll_one_again<'a>(
+        &mut self,
+        target: &'a dyn Target<T>,
+        cx: &mut Context<'_>,
+        mut ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Poll<()> {
+        let Some(value) = self.pending.take() else {
             return Poll::Ready(());
         };
-        match target.try_send(value, cx) {
-            Ok(()) => Poll::Ready(()),
+        match target.try_send(value, cx, ticket.as_deref_mut()) {
+            Ok(()) => {
+                if let Some(ticket) = ticket {
+                    ticket.leave_served();
+                }
+                Poll::Ready(())
+            }
             Err(value) => {
-                self.value = Some(value);
+                self.pending = Some(value);
                 Poll::Pending
             }
         }
     }
 
     /// Delivers to two or more connections (or none), in order.
-    fn poll_many(&mut self, targets: &[Arc<dyn Target<T>>], cx: &mut Context<'_>) -> Poll<()> {
+    fn poll_many<'a>(
+        &mut self,
+        targets: &'a [Arc<dyn Target<T>>],
+        cx: &mut Context<'_>,
+        mut ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Poll<()> {
         while let Some(target) = targets.get(self.next) {
             let is_last = self.next + 1 == targets.len();
+            let waited = self.pending.is_some();
             let value = match self.pending.take() {
                 Some(value) => Some(value),
                 None if is_last => self.value.take(),
@@ -320,8 +360,15 @@ impl<T: Clone> FanoutSend<T> {
             let Some(value) = value else {
                 return Poll::Ready(());
             };
-            match target.try_send(value, cx) {
-                Ok(()) => self.next += 1,
+            match target.try_send(value, cx, ticket.as_deref_mut()) {
+                Ok(()) => {
+                    // After waiting, the ticket leaves this mailbox's line:
+                    // it is free for the next connection.
+                    if let (true, Some(ticket)) = (waited, ticket.as_deref_mut()) {
+                        ticket.leave_served();
+                    }
+                    self.next += 1;
+                }
                 Err(value) => {
                     self.pending = Some(value);
                     return Poll::Pending;

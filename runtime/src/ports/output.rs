@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use super::fanout::{Fanout, FanoutSend};
 use super::input::InputFor;
 use super::sink::Sink;
-use crate::mailbox::IntoAddress;
+use crate::mailbox::{IntoAddress, WaitTicket};
 
 /// An output port: sends each value to every connected input, in connection
 /// order.
@@ -80,9 +80,11 @@ impl<T: Clone + Send + 'static> Output<T> {
     /// is full.
     #[inline]
     pub fn send(&mut self, value: T) -> OutputSend<'_, T> {
+        self.fanout.check_first();
         OutputSend {
-            fanout: &mut self.fanout,
+            fanout: &self.fanout,
             progress: FanoutSend::new(value),
+            ticket: WaitTicket::new(),
         }
     }
 }
@@ -106,10 +108,14 @@ impl<T: Clone + Send + 'static> fmt::Debug for Output<T> {
 #[must_use = "an output sends nothing unless the future is awaited"]
 #[derive(Debug)]
 pub struct OutputSend<'a, T: Clone + Send + 'static> {
-    /// The output's connections (mutable: the first send checks them).
-    fanout: &'a mut Fanout<T>,
+    /// The output's connections (checked by `send`, before the future
+    /// borrows them).
+    fanout: &'a Fanout<T>,
     /// How far the value got.
     progress: FanoutSend<T>,
+    /// Its place in line while a recipient's mailbox is full; dropping the
+    /// future gives the place up (and a wake-up it held, to the next one).
+    ticket: WaitTicket<'a>,
 }
 
 impl<T: Clone + Send + 'static> Future for OutputSend<'_, T> {
@@ -118,7 +124,8 @@ impl<T: Clone + Send + 'static> Future for OutputSend<'_, T> {
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
-        this.fanout.poll_send(&mut this.progress, cx)
+        this.fanout
+            .poll_send(&mut this.progress, cx, Some(&mut this.ticket))
     }
 }
 

@@ -6,7 +6,7 @@ use std::task::Poll;
 
 use super::input::ReplierFor;
 use super::target::{identity, Check, ForeignReplier, ReplierConnection, ReplierTarget};
-use crate::mailbox::IntoAddress;
+use crate::mailbox::{IntoAddress, WaitTicket};
 use crate::poll_report::{self, Blocker, Misaddressed};
 
 /// A requestor port: sends a request to every connected replier and returns
@@ -148,11 +148,19 @@ where
 }
 
 /// Sends one request, waiting while the recipient's mailbox is full.
+///
+/// The ticket keeps the send's place in line across polls; dropping the
+/// future gives it up.
 pub(crate) async fn deliver<T, R>(connection: &dyn ReplierTarget<T, R>, request: T) {
     let mut request = Some(request);
+    let mut ticket = WaitTicket::new();
     poll_fn(|cx| match request.take() {
-        Some(r) => match connection.try_send(r, cx) {
-            Ok(()) => Poll::Ready(()),
+        Some(r) => match connection.try_send(r, cx, &mut ticket) {
+            Ok(()) => {
+                // Delivered after waiting: leave the mailbox's line.
+                ticket.leave_served();
+                Poll::Ready(())
+            }
             Err(r) => {
                 request = Some(r);
                 Poll::Pending

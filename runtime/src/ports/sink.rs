@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::task::Context;
 
 use super::target::Target;
+use crate::mailbox::WaitTicket;
 use crate::sync::lock;
 
 /// Something an output can be connected to from the bench.
@@ -54,7 +55,12 @@ impl<T: Send + 'static> EventSlot<T> {
 }
 
 impl<T: Send + 'static> Target<T> for Mutex<Option<T>> {
-    fn try_send(&self, value: T, _: &mut Context<'_>) -> Result<(), T> {
+    fn try_send(
+        &self,
+        value: T,
+        _: &mut Context<'_>,
+        _: Option<&mut WaitTicket<'_>>,
+    ) -> Result<(), T> {
         self.send_from_bench(value);
         Ok(())
     }
@@ -129,7 +135,12 @@ impl<T: Send + 'static> EventQueue<T> {
 }
 
 impl<T: Send + 'static> Target<T> for Mutex<VecDeque<T>> {
-    fn try_send(&self, value: T, _: &mut Context<'_>) -> Result<(), T> {
+    fn try_send(
+        &self,
+        value: T,
+        _: &mut Context<'_>,
+        _: Option<&mut WaitTicket<'_>>,
+    ) -> Result<(), T> {
         self.send_from_bench(value);
         Ok(())
     }

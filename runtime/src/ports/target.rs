@@ -18,15 +18,22 @@ use super::reply::ReplySlot;
 use crate::bench::BenchId;
 use crate::mailbox::channel::{note_unbound_cold, Pushed};
 use crate::mailbox::Address;
+use crate::mailbox::WaitTicket;
 use crate::model::{Model, PortKind};
 use crate::name::Name;
 use crate::poll_report::{self, Blocker, Misaddressed};
 
 /// One connection of an output or event source.
 pub(crate) trait Target<T>: Send + Sync {
-    /// Delivers `value`, or hands it back with the waker registered when the
-    /// recipient's mailbox is full.
-    fn try_send(&self, value: T, cx: &mut Context<'_>) -> Result<(), T>;
+    /// Delivers `value`, or hands it back when the recipient's mailbox is
+    /// full, with the waker in line under `ticket` (see
+    /// `Channel::try_push_with`; no ticket: nothing registered).
+    fn try_send<'a>(
+        &'a self,
+        value: T,
+        cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Result<(), T>;
 
     /// Delivers `value` from the bench, which never waits: a full mailbox
     /// takes it in its overflow (see `mailbox/overflow.rs`).
@@ -97,7 +104,12 @@ impl ForeignInput {
 }
 
 impl<T> Target<T> for ForeignInput {
-    fn try_send(&self, value: T, _cx: &mut Context<'_>) -> Result<(), T> {
+    fn try_send(
+        &self,
+        value: T,
+        _cx: &mut Context<'_>,
+        _ticket: Option<&mut WaitTicket<'_>>,
+    ) -> Result<(), T> {
         self.send_from_bench(value);
         Ok(())
     }
@@ -123,8 +135,14 @@ pub(crate) fn describe_input<M: Model>(address: &Address<M>, port: &'static str)
 
 /// One connection of a requestor: sends the request, then yields the reply.
 pub(crate) trait ReplierTarget<T, R>: Send + Sync {
-    /// Delivers the request, or hands it back when the mailbox is full.
-    fn try_send(&self, request: T, cx: &mut Context<'_>) -> Result<(), T>;
+    /// Delivers the request, or hands it back when the mailbox is full
+    /// (with the waker in line under `ticket`).
+    fn try_send<'a>(
+        &'a self,
+        request: T,
+        cx: &mut Context<'_>,
+        ticket: &mut WaitTicket<'a>,
+    ) -> Result<(), T>;
 
     /// The reply to the last request, `None` if none will come.
     fn poll_reply(&self, cx: &mut Context<'_>) -> Poll<Option<R>>;
@@ -156,7 +174,12 @@ impl ForeignReplier {
 }
 
 impl<T, R> ReplierTarget<T, R> for ForeignReplier {
-    fn try_send(&self, request: T, _cx: &mut Context<'_>) -> Result<(), T> {
+    fn try_send(
+        &self,
+        request: T,
+        _cx: &mut Context<'_>,
+        _ticket: &mut WaitTicket<'_>,
+    ) -> Result<(), T> {
         drop(request);
         poll_report::note_misaddressed(self.report.clone());
         Ok(())
@@ -196,15 +219,16 @@ fn recipient_name<M: Model>(address: &Address<M>) -> Name {
 /// connection's `try_send`, with both reports out of line: a delivered
 /// message pays for neither.
 #[inline]
-fn push<M: Model, A>(
-    address: &Address<M>,
+fn push<'a, M: Model, A>(
+    address: &'a Address<M>,
     port: &'static str,
     kind: PortKind,
     arg: A,
     make: impl FnOnce(A) -> Option<M::Message>,
     cx: &mut Context<'_>,
+    ticket: Option<&mut WaitTicket<'a>>,
 ) -> Result<Pushed, A> {
-    let pushed = address.channel().try_push_with(arg, make, cx);
+    let pushed = address.channel().try_push_with(arg, make, cx, ticket);
     match &pushed {
         Ok(Pushed::Delivered | Pushed::Closed) => {}
         Ok(Pushed::Unbound) => note_unbound_cold(address.model_type(), port, kind),
@@ -252,7 +276,12 @@ where
     U: Send + 'static,
     F: Fn(U) -> Option<T> + Send + Sync + 'static,
 {
-    fn try_send(&self, value: U, cx: &mut Context<'_>) -> Result<(), U> {
+    fn try_send<'a>(
+        &'a self,
+        value: U,
+        cx: &mut Context<'_>,
+        ticket: Option<&mut WaitTicket<'a>>,
+    ) -> Result<(), U> {
         let port = self.port;
         let adapt = &self.adapt;
         push(
@@ -262,6 +291,7 @@ where
             value,
             |v| adapt(v).map(|t| port.message(t)),
             cx,
+            ticket,
         )
         .map(drop)
     }
@@ -323,7 +353,12 @@ where
     F: Fn(U) -> T + Send + Sync + 'static,
     G: Fn(R) -> Q + Send + Sync + 'static,
 {
-    fn try_send(&self, request: U, cx: &mut Context<'_>) -> Result<(), U> {
+    fn try_send<'a>(
+        &'a self,
+        request: U,
+        cx: &mut Context<'_>,
+        ticket: &mut WaitTicket<'a>,
+    ) -> Result<(), U> {
         let port = self.port;
         let (slot, map_request) = (&self.slot, &self.map_request);
         let pushed = push(
@@ -333,6 +368,7 @@ where
             request,
             |r| Some(port.message(map_request(r), slot.arm())),
             cx,
+            Some(ticket),
         )?;
         if pushed != Pushed::Delivered {
             // The message was dropped: no reply will come.

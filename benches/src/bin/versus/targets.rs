@@ -57,6 +57,7 @@ pub fn check(all: &[Series]) -> String {
         .chain(ring(all))
         .chain(chain(all))
         .chain(dispatch(all))
+        .chain(fanin(all))
         .chain(memory(all))
     {
         let _ = writeln!(out, "- {line}");
@@ -157,6 +158,39 @@ fn dispatch(all: &[Series]) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+/// Fan-in into a 16-slot mailbox ÷ the same burst into a mailbox with a
+/// slot per sender, per message, on 1 and 2 threads.
+fn fanin(all: &[Series]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for threads in [1, 2] {
+        for s in causim_series(all, Workload::Fanin, threads) {
+            if s.config.params.get("capacity") == 0 {
+                continue;
+            }
+            let unbounded = all.iter().find(|u| {
+                u.config.workload == Workload::Fanin
+                    && u.config.engine == Engine::Causim
+                    && u.config.threads == threads
+                    && u.config.params.get("capacity") == 0
+                    && u.config.params.get("senders") == s.config.params.get("senders")
+            });
+            let (Some(small), Some(unbounded)) = (s.summary(), unbounded.and_then(Series::summary))
+            else {
+                continue;
+            };
+            let r = small.median_ns / unbounded.median_ns;
+            lines.push(format!(
+                "fanin {} on {threads} thread(s): {:.1} ns/message, {r:.2}× the mailbox nobody waits on ({:.1} ns) (target ≤ 2×): {}",
+                s.config.params,
+                small.median_ns,
+                unbounded.median_ns,
+                verdict(r <= 2.0)
+            ));
+        }
+    }
+    lines
 }
 
 /// Resident bytes per idle model.

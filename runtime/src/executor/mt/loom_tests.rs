@@ -241,7 +241,10 @@ fn loom_executor_teardown_frees_a_task_its_mailbox_wakes() {
         executor.spawn(
             Box::pin(async move {
                 poll_fn(|cx| {
-                    assert_eq!(producer.try_push_with(7, Some, cx), Ok(Pushed::Delivered));
+                    assert_eq!(
+                        producer.try_push_with(7, Some, cx, None),
+                        Ok(Pushed::Delivered)
+                    );
                     Poll::Ready(())
                 })
                 .await

@@ -20,6 +20,7 @@ use loom::thread;
 use super::Executor;
 use crate::executor::{TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
+use crate::mailbox::WaitTicket;
 use crate::name::Name;
 use crate::sync::atomic::{AtomicUsize, Ordering};
 
@@ -60,7 +61,7 @@ fn consumer(capacity: usize) -> (Executor, Arc<Channel<u32>>, Arc<AtomicUsize>) 
 /// Sends `value` from the calling thread, which must find room.
 fn send(channel: &Channel<u32>, value: u32) {
     let mut cx = Context::from_waker(std::task::Waker::noop());
-    let pushed = channel.try_push_with(value, Some, &mut cx);
+    let pushed = channel.try_push_with(value, Some, &mut cx, None);
     assert!(matches!(pushed, Ok(Pushed::Delivered)), "{pushed:?}");
 }
 
@@ -124,9 +125,14 @@ fn loom_st_a_producer_on_another_thread_waiting_on_a_full_mailbox_is_woken() {
             thread::spawn(move || {
                 for value in 1..=2 {
                     let mut arg = Some(value);
+                    let mut ticket = WaitTicket::new();
                     loom::future::block_on(poll_fn(|cx| {
-                        match channel.try_push_with(arg.take().unwrap(), Some, cx) {
-                            Ok(_) => std::task::Poll::Ready(()),
+                        let value = arg.take().unwrap();
+                        match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
+                            Ok(_) => {
+                                ticket.leave_served();
+                                std::task::Poll::Ready(())
+                            }
                             Err(value) => {
                                 arg = Some(value);
                                 std::task::Poll::Pending

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use super::Executor;
 use crate::executor::{TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
+use crate::mailbox::WaitTicket;
 use crate::name::Name;
 
 /// Wakes a thread blocked in [`block_on`].
@@ -39,10 +40,13 @@ fn block_on<F: Future>(future: F) -> F::Output {
 /// Sends `value`, waiting while the channel is full.
 fn send(channel: &Channel<u32>, value: u32) {
     let mut arg = Some(value);
+    let mut ticket = WaitTicket::new();
     block_on(poll_fn(|cx| {
-        match channel.try_push_with(arg.take().expect("polled after completion"), Some, cx) {
+        let value = arg.take().expect("polled after completion");
+        match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
             Ok(pushed) => {
                 assert_eq!(pushed, Pushed::Delivered);
+                ticket.leave_served();
                 Poll::Ready(())
             }
             Err(value) => {

@@ -1,5 +1,6 @@
 //! Loom models of the channel: wake-ups of the consumer and of waiting
-//! producers, binding and closing.
+//! producers (one per freed slot, handed on by a producer that gives up),
+//! binding and closing.
 
 use super::*;
 use loom::future::block_on;
@@ -17,11 +18,13 @@ fn channel(capacity: usize) -> Arc<Channel<u32>> {
 /// Sends `value`, waiting while the channel is full.
 fn send(channel: &Channel<u32>, value: u32) {
     let mut arg = Some(value);
+    let mut ticket = WaitTicket::new();
     block_on(poll_fn(|cx| {
         let value = arg.take().expect("polled after completion");
-        match channel.try_push_with(value, Some, cx) {
+        match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
             Ok(pushed) => {
                 assert_eq!(pushed, Pushed::Delivered);
+                ticket.leave_served();
                 Poll::Ready(())
             }
             Err(value) => {
@@ -77,6 +80,37 @@ fn loom_channel_two_waiting_producers_are_both_served() {
     });
 }
 
+/// A producer woken for the freed slot gives its send up instead of
+/// claiming it (its ticket is dropped): its wake-up must go on to the
+/// producer waiting behind it, which runs on another thread. A lost
+/// hand-over leaves the consumer blocked on an empty queue and the other
+/// producer blocked on a wake-up that never comes, which loom reports.
+#[test]
+fn loom_channel_a_woken_producer_that_gives_up_hands_its_wake_up_on() {
+    crate::sync::loom_check(3, || {
+        let channel = channel(1);
+        send(&channel, 0);
+        // The first producer waits, on this thread.
+        let mut first = WaitTicket::new();
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        assert_eq!(
+            channel.try_push_with(1, Some, &mut cx, Some(&mut first)),
+            Err(1)
+        );
+        // The second one waits behind it, or finds the slot freed below.
+        let second = {
+            let channel = channel.clone();
+            thread::spawn(move || send(&channel, 2))
+        };
+        assert_eq!(recv(&channel), 0);
+        // Woken (or not yet, if the second producer took the slot), the
+        // first producer gives up.
+        drop(first);
+        assert_eq!(recv(&channel), 2);
+        second.join().unwrap();
+    });
+}
+
 #[test]
 fn loom_channel_send_racing_with_bind_is_delivered_or_unbound() {
     crate::sync::loom_check(3, || {
@@ -85,7 +119,7 @@ fn loom_channel_send_racing_with_bind_is_delivered_or_unbound() {
             let channel = channel.clone();
             thread::spawn(move || {
                 let mut cx = Context::from_waker(std::task::Waker::noop());
-                channel.try_push_with(7, Some, &mut cx)
+                channel.try_push_with(7, Some, &mut cx, None)
             })
         };
         channel.bind(Name::from("test"), crate::bench::BenchId::new());
@@ -109,9 +143,14 @@ fn loom_channel_close_releases_waiting_producer() {
             thread::spawn(move || {
                 for value in 0..2 {
                     let mut arg = Some(value);
+                    let mut ticket = WaitTicket::new();
                     block_on(poll_fn(|cx| {
-                        match channel.try_push_with(arg.take().unwrap(), Some, cx) {
-                            Ok(_) => Poll::Ready(()),
+                        let value = arg.take().unwrap();
+                        match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
+                            Ok(_) => {
+                                ticket.leave_served();
+                                Poll::Ready(())
+                            }
                             Err(value) => {
                                 arg = Some(value);
                                 Poll::Pending

@@ -29,7 +29,7 @@ fn model_send(channel: &Channel<u32>, value: u32) {
     let mut arg = Some(value);
     block_on(poll_fn(|cx| {
         let value = arg.take().expect("polled after completion");
-        match channel.try_push_with(value, Some, cx) {
+        match channel.try_push_with(value, Some, cx, None) {
             Ok(_) => Poll::Ready(()),
             Err(value) => {
                 arg = Some(value);

@@ -16,7 +16,7 @@ fn channel(capacity: usize) -> Channel<u32> {
 /// One push attempt, as a model's send would make it.
 fn try_push(channel: &Channel<u32>, value: u32) -> Result<Pushed, u32> {
     let mut cx = Context::from_waker(Waker::noop());
-    channel.try_push_with(value, Some, &mut cx)
+    channel.try_push_with(value, Some, &mut cx, None)
 }
 
 /// A push as the bench makes it: never waits.
@@ -46,21 +46,23 @@ fn the_bench_delivers_past_the_capacity_in_order() {
 }
 
 #[test]
-fn other_producers_wait_until_the_overflow_is_read() {
+fn models_queue_behind_the_overflow_within_the_capacity() {
     let channel = channel(2);
     (0..5).for_each(|value| assert_eq!(bench_push(&channel, value), Pushed::Delivered));
-    // Held: a model's send waits, even once the ring has room.
+    // Held, and the ring is full: a model's send waits.
     assert_eq!(try_push(&channel, 100), Err(100));
     assert_eq!(poll(&channel), Poll::Ready(0));
-    assert_eq!(
-        try_push(&channel, 100),
-        Err(100),
-        "the overflow is not read yet"
-    );
-    (1..5).for_each(|value| assert_eq!(poll(&channel), Poll::Ready(value)));
-    // Released with the last message of the overflow.
+    // A slot of the capacity is free: the model's message goes behind the
+    // bench's, never ahead of them; then the capacity is used up again.
     assert_eq!(try_push(&channel, 100), Ok(Pushed::Delivered));
+    assert_eq!(try_push(&channel, 101), Err(101));
+    (1..5).for_each(|value| assert_eq!(poll(&channel), Poll::Ready(value)));
     assert_eq!(poll(&channel), Poll::Ready(100));
+    // Released with the last message of the overflow: the ring again.
+    assert_eq!(try_push(&channel, 101), Ok(Pushed::Delivered));
+    assert_eq!(poll(&channel), Poll::Ready(101));
+    assert_eq!(poll(&channel), Poll::Pending);
+    assert!(channel.is_idle());
 }
 
 #[test]

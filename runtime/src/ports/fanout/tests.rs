@@ -36,7 +36,12 @@ impl Recorder {
 }
 
 impl Target<Counted> for Recorder {
-    fn try_send(&self, value: Counted, _cx: &mut Context<'_>) -> Result<(), Counted> {
+    fn try_send(
+        &self,
+        value: Counted,
+        _cx: &mut Context<'_>,
+        _ticket: Option<&mut WaitTicket<'_>>,
+    ) -> Result<(), Counted> {
         if self.full.load(Ordering::Relaxed) > 0 {
             self.full.fetch_sub(1, Ordering::Relaxed);
             return Err(value);
@@ -62,7 +67,7 @@ fn send_all(full: &[usize]) -> (usize, usize, Vec<Vec<u32>>) {
     let clones = Arc::new(AtomicUsize::new(0));
     let mut send = FanoutSend::new(Counted(7, clones.clone()));
     let mut cx = Context::from_waker(Waker::noop());
-    let mut poll = |send: &mut FanoutSend<Counted>| fanout.poll_send(send, &mut cx);
+    let mut poll = |send: &mut FanoutSend<Counted>| fanout.poll_send(send, &mut cx, None);
     let mut pendings = 0;
     while poll(&mut send).is_pending() {
         pendings += 1;
