@@ -354,7 +354,7 @@ impl WaitTicket<'_> {
     }
 
     /// True while it holds a place in a line.
-    #[cfg(test)]
+    #[cfg(all(test, not(causim_loom)))]
     pub(crate) fn is_placed(&self) -> bool {
         self.place.is_some()
     }

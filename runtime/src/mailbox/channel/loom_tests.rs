@@ -3,6 +3,7 @@
 //! binding and closing.
 
 use super::*;
+use crate::sync::atomic::{AtomicBool, Ordering};
 use loom::future::block_on;
 use loom::thread;
 use std::future::poll_fn;
@@ -81,13 +82,16 @@ fn loom_channel_two_waiting_producers_are_both_served() {
 }
 
 /// A producer woken for the freed slot gives its send up instead of
-/// claiming it (its ticket is dropped): its wake-up must go on to the
-/// producer waiting behind it, which runs on another thread. A lost
-/// hand-over leaves the consumer blocked on an empty queue and the other
-/// producer blocked on a wake-up that never comes, which loom reports.
+/// claiming it (its ticket is dropped) after the consumer has parked: its
+/// wake-up must go on to the producer waiting behind it. A lost hand-over
+/// leaves the consumer parked on an empty queue (it counted the woken
+/// producer as on its way) and the other producer waiting for a wake-up
+/// that never comes, which loom reports as a deadlock (checked by making
+/// the hand-over a no-op). Three threads, bounded to two preemptions
+/// (about 8 s).
 #[test]
 fn loom_channel_a_woken_producer_that_gives_up_hands_its_wake_up_on() {
-    crate::sync::loom_check(3, || {
+    crate::sync::loom_check(2, || {
         let channel = channel(1);
         send(&channel, 0);
         // The first producer waits, on this thread.
@@ -97,16 +101,27 @@ fn loom_channel_a_woken_producer_that_gives_up_hands_its_wake_up_on() {
             channel.try_push_with(1, Some, &mut cx, Some(&mut first)),
             Err(1)
         );
-        // The second one waits behind it, or finds the slot freed below.
+        // The second one waits behind it, or finds the slot freed.
         let second = {
             let channel = channel.clone();
             thread::spawn(move || send(&channel, 2))
         };
-        assert_eq!(recv(&channel), 0);
-        // Woken (or not yet, if the second producer took the slot), the
-        // first producer gives up.
+        let done = Arc::new(AtomicBool::new(false));
+        let consumer = {
+            let (channel, done) = (channel.clone(), done.clone());
+            thread::spawn(move || {
+                assert_eq!(recv(&channel), 0);
+                assert_eq!(recv(&channel), 2);
+                done.store(true, Ordering::Release);
+            })
+        };
+        // Once the consumer took 0 (waking the first producer) and parked,
+        // or got everything, the first producer gives up.
+        while !channel.is_idle() && !done.load(Ordering::Acquire) {
+            thread::yield_now();
+        }
         drop(first);
-        assert_eq!(recv(&channel), 2);
+        consumer.join().unwrap();
         second.join().unwrap();
     });
 }
