@@ -10,6 +10,7 @@ use loom::future::block_on;
 use loom::thread;
 
 use crate::mailbox::channel::{Channel, Pushed};
+use crate::mailbox::WaitTicket;
 use crate::name::Name;
 
 /// A bound channel of `capacity`.
@@ -24,12 +25,14 @@ fn bench_push(channel: &Channel<u32>, value: u32) {
     assert_eq!(channel.push_from_bench(value, Some), Pushed::Delivered);
 }
 
-/// Sends as a model does: waits while the channel is full or held.
+/// Sends as a model does: waits (in line) while the channel is full, or
+/// held with no room left for models.
 fn model_send(channel: &Channel<u32>, value: u32) {
     let mut arg = Some(value);
+    let mut ticket = WaitTicket::new();
     block_on(poll_fn(|cx| {
         let value = arg.take().expect("polled after completion");
-        match channel.try_push_with(value, Some, cx, None) {
+        match channel.try_push_with(value, Some, cx, Some(&mut ticket)) {
             Ok(_) => Poll::Ready(()),
             Err(value) => {
                 arg = Some(value);
@@ -62,7 +65,7 @@ fn loom_overflow_spill_racing_the_consumer_keeps_the_order() {
         // Released: a model's send goes straight in.
         let mut cx = Context::from_waker(Waker::noop());
         assert_eq!(
-            channel.try_push_with(9, Some, &mut cx),
+            channel.try_push_with(9, Some, &mut cx, None),
             Ok(Pushed::Delivered)
         );
     });
