@@ -207,8 +207,6 @@ pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
         plan.holds + 1,
     );
     let mut sample = Sample::timed(plan.holds, outcome.elapsed);
-    sample.bytes_per_model = outcome
-        .queued_bytes
-        .map(|b| b as f64 / plan.pending as f64);
+    sample.bytes_per_model = outcome.queued_bytes.map(|b| b as f64 / plan.pending as f64);
     sample
 }

@@ -4,8 +4,8 @@
 use super::{memory_mark, memory_since, Increments, Outcome, Plan};
 use crate::measure::time;
 use crate::workloads::tally::{self, Tally};
-use crate::workloads::tokio_des::{runtime, Delivery, Port, Reply};
 use crate::workloads::tokio_des::Driver;
+use crate::workloads::tokio_des::{runtime, Delivery, Port, Reply};
 
 /// Payload that starts the model.
 const START: u64 = 0;
@@ -28,11 +28,15 @@ async fn hold(mut port: Port, plan: Plan, mut fired: Tally) {
     while let Some(d) = port.inbox.recv().await {
         if d.payload == START {
             for lane in 0..plan.pending {
-                let _ = port.replies.send(Reply::Schedule(at(increments.first(lane))));
+                let _ = port
+                    .replies
+                    .send(Reply::Schedule(at(increments.first(lane))));
             }
         } else {
             fired.bump();
-            let _ = port.replies.send(Reply::Schedule(at(increments.after(d.time))));
+            let _ = port
+                .replies
+                .send(Reply::Schedule(at(increments.after(d.time))));
         }
         let _ = port.replies.send(Reply::Done);
     }
