@@ -21,10 +21,14 @@
 //! one; what is left per event is the few moves and the miss on its action
 //! (see `docs/benchmarks.md`, "Event list").
 //!
-//! An event earlier than the base (which only a hand-made queue in a test
-//! can push: every scheduled event is after the clock, and the base is not)
-//! makes the queue refile everything from that time, so the order holds
-//! for any input.
+//! Every scheduled event is after the clock, and the base is not after the
+//! clock, except briefly: when the earliest events were all cancelled and
+//! nothing else is due by a step's limit, the base has passed them while
+//! the clock stays (until `step_until` moves it to its target). An event
+//! earlier than the base — one a `Scheduler` handle on another thread slips
+//! into that window, or a test's hand-made queue — makes the queue refile
+//! everything from its time: slow, rare, and the order holds for any
+//! input.
 
 use std::mem;
 
@@ -171,7 +175,7 @@ impl RadixQueue {
     }
 
     /// Makes `time` the base and files every event again: for an event
-    /// earlier than the base (not a scheduled one; see the module notes).
+    /// earlier than the base (rare; see the module notes).
     #[cold]
     #[inline(never)]
     fn lower_base(&mut self, time: u64) {
@@ -286,7 +290,7 @@ impl RadixQueue {
             // order (the periodic events put back) arrives here in order or
             // reversed (each split reverses), which the sort finishes in
             // one pass.
-            entries.sort_unstable_by(|a, b| b.order.cmp(&a.order));
+            entries.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.order));
         }
         let before = due.len();
         while let Some(entry) = entries.pop() {
