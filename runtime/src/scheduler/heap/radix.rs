@@ -10,10 +10,12 @@
 //! first non-empty bucket (a bit mask finds it), whose earliest time is
 //! kept. Taking the events due next *splits* that bucket: the base moves
 //! to its earliest time and each of its events is filed again, one digit
-//! lower at least, so an event moves at most sixteen times in its life,
+//! lower at least, so an event moves at most seventeen times in its life,
 //! and about log₁₆ of the queue's size in practice. The events due at the
 //! base land in bucket 0, and are sorted there by their full key, the same
-//! `(time, origin, seq)` order as before.
+//! `(time, origin, seq)` order as before. A first bucket holding a single
+//! event hands it over without a split (the common case of a sparse
+//! queue).
 //!
 //! Why not a binary heap: with 10⁶ events its pop walked ~20 levels of a
 //! 48 MB array, each a cache miss, ~1.2–1.7 µs per event on the development
