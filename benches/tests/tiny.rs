@@ -26,6 +26,10 @@ fn tiny(workload: Workload) -> Vec<Params> {
         Workload::SchedAligned | Workload::SchedStaggered => {
             vec![Params::of(&[("models", 20), ("until_s", 10)])]
         }
+        Workload::SchedHold => [0, 1]
+            .into_iter()
+            .map(|dist| Params::of(&[("pending", 50), ("holds", 500), ("dist", dist)]))
+            .collect(),
         Workload::Scale => vec![Params::of(&[("models", 500)])],
     }
 }
@@ -69,6 +73,7 @@ fn scheduler_counts_are_exact() {
         Workload::SchedDrain,
         Workload::SchedAligned,
         Workload::SchedStaggered,
+        Workload::SchedHold,
     ] {
         run_all(workload);
     }

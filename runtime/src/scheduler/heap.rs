@@ -1,4 +1,4 @@
-//! The heap of scheduled events: the schedule's priority queue.
+//! The queue of scheduled events.
 //!
 //! Events are ordered by [`EventOrder`]: time first, then origin (the bench
 //! before the models, models in the order they were added), then the
@@ -6,30 +6,35 @@
 //! the origin itself, never by thread timing, so the order of same-time
 //! events is the same on every run and with any number of threads.
 //!
+//! The events are filed by time in a radix heap ([`radix`]): simulated time
+//! never goes backwards, and that lets the queue append and stream through
+//! vectors where a comparison heap walked its levels at random. (The name
+//! `EventHeap` stayed.)
+//!
 //! The queue also keeps, per model origin, the fired event boxes handed
 //! back under its lock, for the models' next events to reuse (see
 //! [`spare`](super::spare)).
 //!
 //! An entry is kept small (the period of a periodic event lives in its
-//! action) because the heap moves entries on every push and pop.
+//! action) because the queue moves entries as it files them again.
 //!
-//! Cancelling only flips the key's flag, so a cancelled event stays in the
-//! heap until it reaches the top. A model that keeps arming and cancelling
-//! far-future timeouts would then grow the heap without bound; instead,
-//! whenever the heap has doubled since it was last compacted, the cancelled
-//! entries are dropped and the heap rebuilt. Each compaction costs the
-//! heap's length, after at least half that many pushes: O(1) amortised per
-//! push, and the heap never holds more than twice the live events it kept
-//! at its last compaction (or [`COMPACT_MIN`]). The order of events is their key, so a rebuilt
-//! heap delivers them in the same order.
+//! Cancelling only flips the key's flag, so a cancelled event stays queued
+//! until its time comes. A model that keeps arming and cancelling
+//! far-future timeouts would then grow the queue without bound; instead,
+//! whenever the queue has doubled since it was last compacted, the
+//! cancelled entries are dropped. Each compaction costs the queue's length,
+//! after at least half that many pushes: O(1) amortised per push, and the
+//! queue never holds more than twice the live events it kept at its last
+//! compaction (or [`COMPACT_MIN`]). Dropping entries moves no other one to
+//! another bucket, so the order of the live events is unchanged.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+mod radix;
 
 use super::key::EventKey;
 use super::spare::Spares;
 use crate::ports::event::Action;
 use crate::time::SimTime;
+use radix::RadixQueue;
 
 /// Who scheduled an event: the bench, or model number `n` (add order).
 pub(crate) type Origin = u32;
@@ -65,35 +70,18 @@ impl Entry {
     }
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.order == other.order
-    }
-}
-
-impl Eq for Entry {}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Entry {
-    /// Reversed, so that `BinaryHeap` pops the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.order.cmp(&self.order)
-    }
-}
-
-/// The heap length below which it is never compacted.
+/// The queue length below which it is never compacted.
 pub(crate) const COMPACT_MIN: usize = 1024;
 
-/// A min-heap of scheduled events, with spare actions for reuse.
+/// Incoming buffers larger than this (in entries) are freed once their
+/// events are queued, instead of kept for the next step.
+const KEEP_INCOMING: usize = 4096;
+
+/// The queue of scheduled events, with spare actions for reuse.
 pub(crate) struct EventHeap {
-    /// The events, earliest on top.
-    heap: BinaryHeap<Entry>,
-    /// The heap length at which its cancelled entries are dropped next:
+    /// The events, by time (see [`radix`]).
+    queue: RadixQueue,
+    /// The queue length at which its cancelled entries are dropped next:
     /// twice its length after the last compaction, at least
     /// [`COMPACT_MIN`].
     compact_at: usize,
@@ -104,7 +92,7 @@ pub(crate) struct EventHeap {
 impl Default for EventHeap {
     fn default() -> Self {
         EventHeap {
-            heap: BinaryHeap::new(),
+            queue: RadixQueue::default(),
             compact_at: COMPACT_MIN,
             spares: Spares::default(),
         }
@@ -115,76 +103,64 @@ impl EventHeap {
     /// Adds an event.
     #[inline]
     pub(crate) fn push(&mut self, entry: Entry) {
-        self.heap.push(entry);
+        self.queue.push(entry);
         self.compact_if_grown();
     }
 
-    /// Drops the cancelled entries once the heap has doubled since the
+    /// Drops the cancelled entries once the queue has doubled since the
     /// last time.
     #[inline]
     fn compact_if_grown(&mut self) {
-        if self.heap.len() >= self.compact_at {
+        if self.queue.len() >= self.compact_at {
             self.compact();
         }
     }
 
-    /// Drops the cancelled entries and rebuilds the heap.
+    /// Drops the cancelled entries.
     #[cold]
     #[inline(never)]
     fn compact(&mut self) {
-        self.heap.retain(|entry| !entry.is_cancelled());
-        self.compact_at = (2 * self.heap.len()).max(COMPACT_MIN);
+        self.queue.retain(|entry| !entry.is_cancelled());
+        self.compact_at = (2 * self.queue.len()).max(COMPACT_MIN);
     }
 
     /// Takes every queued event out, leaving the queue empty.
-    pub(crate) fn take_all(&mut self) -> BinaryHeap<Entry> {
+    pub(crate) fn take_all(&mut self) -> RadixQueue {
         self.compact_at = COMPACT_MIN;
-        std::mem::take(&mut self.heap)
+        std::mem::take(&mut self.queue)
     }
 
     /// The time of the earliest event, cancelled or not.
     #[inline]
     pub(crate) fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.order.time)
+        self.queue.peek_time().map(SimTime::from_nanos)
     }
 
-    /// The time of the earliest event that is not cancelled, dropping the
-    /// cancelled ones found on top.
+    /// The time of the earliest event that is not cancelled, dropping
+    /// cancelled ones on the way.
     pub(crate) fn next_time(&mut self) -> Option<SimTime> {
-        while let Some(top) = self.heap.peek() {
-            if !top.is_cancelled() {
-                return Some(top.order.time);
-            }
-            self.heap.pop();
-        }
-        None
+        self.queue.next_live_time().map(SimTime::from_nanos)
     }
 
     /// If the earliest event is due no later than `limit`, moves it and
     /// every other event due at the same time into `due`, in order, and
     /// returns their time. Cancelled events are dropped on the way.
+    #[inline]
     pub(crate) fn pop_due(&mut self, limit: SimTime, due: &mut Vec<Entry>) -> Option<SimTime> {
-        let time = self.next_time().filter(|&t| t <= limit)?;
-        due.extend(self.heap.pop());
-        while self.heap.peek().is_some_and(|e| e.order.time <= time) {
-            if let Some(entry) = self.heap.pop() {
-                if !entry.is_cancelled() {
-                    due.push(entry);
-                }
-            }
-        }
-        Some(time)
+        self.queue
+            .pop_due(limit.as_nanos(), due)
+            .map(SimTime::from_nanos)
     }
 
     /// Number of queued events (cancelled ones included).
     pub(crate) fn len(&self) -> usize {
-        self.heap.len()
+        self.queue.len()
     }
 
     /// Like [`pop_due`](EventHeap::pop_due), after moving the events of
     /// `incoming` (not yet queued) to the queue, but a single incoming
     /// event earlier than every queued one — a model's next tick — goes
-    /// straight to `due` without passing through the heap.
+    /// straight to `due` without passing through the queue.
     #[inline]
     pub(crate) fn pop_due_with(
         &mut self,
@@ -194,7 +170,7 @@ impl EventHeap {
     ) -> Option<SimTime> {
         if let [only] = incoming.as_slice() {
             let time = only.order.time;
-            if time <= limit && self.heap.is_empty() && only.key.is_none() {
+            if time <= limit && self.queue.len() == 0 && only.key.is_none() {
                 due.extend(incoming.pop());
                 return Some(time);
             }
@@ -212,12 +188,20 @@ impl EventHeap {
     ) -> Option<SimTime> {
         if let [only] = incoming.as_slice() {
             let time = only.order.time;
-            if time <= limit && !only.is_cancelled() && self.next_time().is_none_or(|t| time < t) {
+            // Earlier than every queued event, cancelled ones included.
+            if time <= limit && !only.is_cancelled() && self.peek_time().is_none_or(|t| time < t) {
                 due.extend(incoming.pop());
                 return Some(time);
             }
         }
-        self.heap.extend(incoming.drain(..));
+        // Popped, not drained (cheaper; the order of pushes does not
+        // matter).
+        while let Some(entry) = incoming.pop() {
+            self.queue.push(entry);
+        }
+        if incoming.capacity() > KEEP_INCOMING {
+            *incoming = Vec::new();
+        }
         self.compact_if_grown();
         self.pop_due(limit, due)
     }

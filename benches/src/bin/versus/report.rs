@@ -47,7 +47,7 @@ pub fn table(all: &[Series]) -> String {
             c.workload, c.params, c.engine, c.threads, cells
         );
     }
-    out.push_str("\n× NeXosim: NeXosim's median time per event ÷ this engine's, same workload and thread count (> 1 is faster than NeXosim).\n");
+    out.push_str("\n× NeXosim: NeXosim's median time per event ÷ this engine's, same workload and thread count (> 1 is faster than NeXosim). scheduler-hold: one event per hold, and the bytes/model column holds the resident bytes per pending event.\n");
     out
 }
 

@@ -42,7 +42,7 @@ pub fn run(args: &Args) -> ExitCode {
 /// Says what is being measured.
 fn print_header(args: &Args) {
     let mode = if args.quick {
-        "QUICK run: reduced sizes (dispatch 2·10⁵ hops, pinball 25 000 hops/rig, ring 10⁶ hops, chain and drain 5·10⁴, periodic until 100 s, scale 10⁴–10⁵)"
+        "QUICK run: reduced sizes (dispatch 2·10⁵ hops, pinball 25 000 hops/rig, ring 10⁶ hops, chain and drain 5·10⁴, periodic until 100 s, hold 2·10⁵ holds at 10³–10⁶ pending, scale 10⁴–10⁵)"
     } else {
         "full run"
     };

@@ -59,6 +59,7 @@ pub fn check(all: &[Series]) -> String {
         .chain(dispatch(all))
         .chain(fanin(all))
         .chain(memory(all))
+        .chain(event_list(all))
     {
         let _ = writeln!(out, "- {line}");
     }
@@ -214,4 +215,31 @@ fn memory(all: &[Series]) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+/// The event list on one thread: ns per hold (≤ 100 up to 10⁵ pending
+/// events, ≤ 250 beyond), bytes per pending event (≤ 48), and ns per
+/// drained event (≤ 250).
+fn event_list(all: &[Series]) -> Vec<String> {
+    let holds = causim_series(all, Workload::SchedHold, 1).filter_map(|s| {
+        let summary = s.summary()?;
+        let (m, pending) = (summary.median_ns, s.config.params.get("pending"));
+        let bound = if pending <= 100_000 { 100.0 } else { 250.0 };
+        let bytes = summary.bytes_per_model.unwrap_or(f64::NAN);
+        Some(format!(
+            "hold, {}: {m:.1} ns per hold (target ≤ {bound}): {}; {bytes:.0} bytes per pending event (target ≤ 48): {}",
+            s.config.params,
+            verdict(m <= bound),
+            verdict(bytes <= 48.0)
+        ))
+    });
+    let drain = causim_series(all, Workload::SchedDrain, 1).filter_map(|s| {
+        let m = s.summary()?.median_ns;
+        Some(format!(
+            "drain, {}: {m:.1} ns per event (target ≤ 250): {}",
+            s.config.params,
+            verdict(m <= 250.0)
+        ))
+    });
+    holds.chain(drain).collect()
 }

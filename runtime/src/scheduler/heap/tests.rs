@@ -28,7 +28,7 @@ fn drain(heap: &mut EventHeap) -> Vec<Vec<u32>> {
 
 #[test]
 fn entries_stay_small() {
-    // Every push and pop moves entries around the heap.
+    // The queue moves entries as it files them again.
     assert!(std::mem::size_of::<Entry>() <= 48);
 }
 

@@ -1,0 +1,138 @@
+//! The radix queue against a sorted list, on random schedules.
+
+use super::*;
+use crate::scheduler::heap::{EventOrder, Origin};
+use crate::scheduler::key::EventKey;
+use crate::scheduler::tests::tagged::{tag, Tagged};
+use crate::time::SimTime;
+
+/// A small xorshift generator: the schedules are random but repeatable.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// An entry at `time` ns, tagged with its sequence number.
+fn entry(time: u64, origin: Origin, seq: u64, key: Option<EventKey>) -> Entry {
+    Entry {
+        order: EventOrder {
+            time: SimTime::from_nanos(time),
+            origin,
+            seq,
+        },
+        action: Box::new(Tagged(seq as u32)),
+        key,
+    }
+}
+
+/// Runs a random schedule: events pushed after the time of the last step
+/// (near, far, or at the same times as others), some cancelled, popped with
+/// random limits; every step must match the reference, a sorted list.
+fn random_schedule(seed: u64, spread: u64) {
+    let mut rng = Rng(seed);
+    let mut queue = RadixQueue::default();
+    let mut reference: Vec<(EventOrder, Option<EventKey>)> = Vec::new();
+    let mut now = 0;
+    let mut due = Vec::new();
+    let rounds = if cfg!(miri) { 60 } else { 3_000 };
+    for seq in 0..rounds {
+        // A few pushes, a pop.
+        for push in 0..rng.below(4) {
+            let time = now + 1 + rng.below(spread);
+            let origin = rng.below(3) as Origin;
+            let seq = seq * 4 + push;
+            let key = (rng.below(4) == 0).then(EventKey::new);
+            queue.push(entry(time, origin, seq, key.clone()));
+            let order = EventOrder {
+                time: SimTime::from_nanos(time),
+                origin,
+                seq,
+            };
+            reference.push((order, key));
+        }
+        if let Some((_, Some(key))) = reference.get(rng.below(8) as usize) {
+            key.cancel();
+        }
+        reference.retain(|(_, key)| !key.as_ref().is_some_and(EventKey::is_cancelled));
+        reference.sort_by_key(|(order, _)| *order);
+        let limit = now.saturating_add(rng.below(2 * spread));
+        let expected_time = reference
+            .first()
+            .map(|(order, _)| order.time.as_nanos())
+            .filter(|&time| time <= limit);
+        assert_eq!(queue.peek_time().is_some(), queue.len() > 0);
+        let time = queue.pop_due(limit, &mut due);
+        assert_eq!(time, expected_time);
+        let Some(time) = time else {
+            assert!(due.is_empty());
+            continue;
+        };
+        let count = reference
+            .iter()
+            .take_while(|(order, _)| order.time.as_nanos() == time)
+            .count();
+        let expected: Vec<u32> = reference
+            .drain(..count)
+            .map(|(order, _)| order.seq as u32)
+            .collect();
+        let got: Vec<u32> = due.drain(..).map(|mut e| tag(&mut e.action)).collect();
+        assert_eq!(got, expected);
+        now = time;
+    }
+}
+
+#[test]
+fn pops_in_key_order_with_near_times() {
+    // Many same-time events.
+    random_schedule(1, 8);
+}
+
+#[test]
+fn pops_in_key_order_with_spread_times() {
+    random_schedule(2, 1 << 40);
+}
+
+#[test]
+fn pops_in_key_order_with_mixed_times() {
+    random_schedule(3, 1 << 12);
+    random_schedule(4, 1 << 50);
+}
+
+#[test]
+fn an_event_before_the_base_still_comes_first() {
+    let mut queue = RadixQueue::default();
+    let mut due = Vec::new();
+    queue.push(entry(100, 1, 0, None));
+    queue.push(entry(1_000, 1, 1, None));
+    assert_eq!(queue.pop_due(u64::MAX, &mut due), Some(100));
+    due.clear();
+    // Only a hand-made queue can go back before the last step.
+    queue.push(entry(50, 1, 2, None));
+    assert_eq!(queue.peek_time(), Some(50));
+    assert_eq!(queue.pop_due(u64::MAX, &mut due), Some(50));
+    due.clear();
+    assert_eq!(queue.pop_due(u64::MAX, &mut due), Some(1_000));
+    assert_eq!(queue.len(), 0);
+}
+
+#[test]
+fn the_next_live_time_skips_cancelled_events() {
+    let mut queue = RadixQueue::default();
+    let key = EventKey::new();
+    queue.push(entry(10, 1, 0, Some(key.clone())));
+    queue.push(entry(20, 1, 1, None));
+    key.cancel();
+    assert_eq!(queue.peek_time(), Some(10), "cancelled, still counted");
+    assert_eq!(queue.next_live_time(), Some(20));
+    assert_eq!(queue.len(), 1);
+}
