@@ -76,7 +76,9 @@ impl<M: Model> Context<M> {
     }
 
     /// Schedules `payload` for this model's input `port`, due at
-    /// `deadline`: a [`SimTime`], or a [`Duration`] from now.
+    /// `deadline`: a [`SimTime`], a [`Duration`] from now, or
+    /// [`ZeroDelay`](crate::ZeroDelay) for now, once everything caused so
+    /// far at this time is processed.
     #[inline]
     pub fn schedule<T, P>(
         &mut self,
@@ -114,7 +116,8 @@ impl<M: Model> Context<M> {
     }
 
     /// Schedules `payload` for this model's input `port` first at
-    /// `deadline` (a [`SimTime`], or a [`Duration`] from now), then every
+    /// `deadline` (a [`SimTime`], a [`Duration`] from now, or
+    /// [`ZeroDelay`](crate::ZeroDelay)), then every
     /// `period`, until the returned key cancels it.
     pub fn schedule_periodic<T, P>(
         &mut self,

@@ -7,6 +7,9 @@
 //! - A full mailbox makes the sender wait (async back-pressure) until the
 //!   model takes a message. Waiting senders are served first come first
 //!   served, one woken per freed slot (see `wait_list`).
+//! - The bench's own deliveries (due events, `process_event`) never wait:
+//!   what does not fit goes to the mailbox's overflow, and models' messages
+//!   queue behind it within the capacity (see `overflow`).
 //! - A send to a model that no longer exists is a no-op.
 //! - A send to a mailbox that was never added to the bench is reported as
 //!   [`SimulationError::NoRecipient`](crate::SimulationError::NoRecipient).

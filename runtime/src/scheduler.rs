@@ -267,7 +267,8 @@ impl SchedulerCore {
             && self.halt_requested.swap(false, Ordering::AcqRel)
     }
 
-    /// The time `deadline` means now, if strictly in the future, from one
+    /// The time `deadline` means now, if strictly in the future (or the
+    /// current time, for [`ZeroDelay`]), from one
     /// read of the clock: for a context, whose model runs while the clock
     /// cannot move.
     #[inline]
@@ -709,9 +710,14 @@ impl Scheduler {
     }
 
     /// Schedules `payload` for `port` of the model at `address`, due at
-    /// `deadline`: a [`SimTime`], or a [`Duration`] from now. "Now" is the
-    /// clock as the event is queued, even while another thread runs the
-    /// simulation: a positive delay is never refused as not in the future.
+    /// `deadline`: a [`SimTime`], a [`Duration`] from now, or
+    /// [`ZeroDelay`]. "Now" is the clock as the event is queued, even while
+    /// another thread runs the simulation: a positive delay is never
+    /// refused as not in the future. A zero-delay event scheduled between
+    /// steps is processed by the next step, at the current time; one
+    /// scheduled from another thread while a step runs is processed in a
+    /// round of that step if the step has not finished its rounds yet, else
+    /// by the next step, at the same time.
     pub fn schedule<T, P>(
         &self,
         deadline: impl Deadline,
@@ -744,8 +750,8 @@ impl Scheduler {
     }
 
     /// Schedules `payload` for `port` first at `deadline` (a [`SimTime`],
-    /// or a [`Duration`] from now), then every `period`, until the returned
-    /// key cancels it.
+    /// a [`Duration`] from now, or [`ZeroDelay`]), then every `period`,
+    /// until the returned key cancels it.
     pub fn schedule_periodic<T, P>(
         &self,
         deadline: impl Deadline,

@@ -68,6 +68,13 @@ impl Actor {
         }
     }
 
+    /// Answers 7 and plans a zero-delay `act`.
+    #[replier]
+    fn ask(&mut self, label: String, cx: &mut Context<Self>) -> u32 {
+        cx.schedule(ZeroDelay, Self::ports().act, label).unwrap();
+        7
+    }
+
     #[init]
     fn start(&mut self, cx: &mut Context<Self>) {
         if self.act_on_init {
@@ -267,4 +274,65 @@ fn process_event_and_init_run_the_zero_delay_rounds_they_cause() {
         .unwrap();
     assert_eq!(log.values_of("x"), vec!["from init", "processed"]);
     assert_eq!(simu.time(), SimTime::ZERO);
+}
+
+#[test]
+fn a_query_runs_the_rounds_it_causes_and_keeps_its_reply_past_the_limit() {
+    let log = Log::new();
+    let mut actor = Actor::new(&log);
+    actor.chain = 2;
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let mut simu = start(sim_init().add_model(actor, mailbox, "x"));
+    let reply = simu.process_query(Actor::ports().ask, "q".to_string(), &address);
+    assert_eq!(reply, Ok(7));
+    assert_eq!(
+        log.values_of("x"),
+        vec!["q"; 3],
+        "the act and its two rounds"
+    );
+
+    let log = Log::new();
+    let mut actor = Actor::new(&log);
+    actor.chain = u32::MAX;
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let mut simu = start(
+        sim_init()
+            .with_zero_delay_rounds(3)
+            .add_model(actor, mailbox, "y"),
+    );
+    let reply = simu.process_query(Actor::ports().ask, "spin".to_string(), &address);
+    assert_eq!(reply, Ok(7), "the reply is not lost to the limit");
+    assert_eq!(log.len(), 3);
+    assert_eq!(
+        simu.next_event_time(),
+        Some(SimTime::ZERO),
+        "the rest stays queued"
+    );
+    assert!(matches!(
+        simu.step(),
+        Err(SimulationError::ZeroDelayLimit { .. })
+    ));
+}
+
+#[test]
+fn a_periodic_event_can_start_with_zero_delay() {
+    let log = Log::new();
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let mut simu = start(sim_init().add_model(Actor::new(&log), mailbox, "x"));
+    simu.step_until(t(5)).unwrap();
+    simu.scheduler()
+        .schedule_periodic(
+            ZeroDelay,
+            secs(1),
+            Actor::ports().relay,
+            "tick".to_string(),
+            &address,
+        )
+        .unwrap();
+    simu.step_until(t(7)).unwrap();
+    let times: Vec<SimTime> = log.timed().into_iter().map(|(time, _)| time).collect();
+    assert_eq!(times, [t(5), t(6), t(7)]);
 }

@@ -67,7 +67,11 @@ pub enum SimulationError {
     /// default) and more were due, most likely a loop of models that keep
     /// scheduling each other with `ZeroDelay`. Not fatal: the events still
     /// due stay queued, at the same time, and the next call carries on
-    /// with them (with a fresh count of rounds).
+    /// with them (with a fresh count of rounds). Two exceptions: from
+    /// `SimInit::init` (rounds caused by `#[init]` hooks) it is the error
+    /// of `init`, which leaves no simulation to resume; and a
+    /// `process_query` whose query completed returns its reply and leaves
+    /// the events queued without reporting it (the next call does).
     ZeroDelayLimit {
         /// The time of the step.
         time: SimTime,

@@ -359,6 +359,32 @@ mod tests {
         });
     }
 
+    /// While worker 0 delivers, the tasks it wakes are in no queue another
+    /// worker can take from; when the delivery ends they are queued in the
+    /// order they were woken.
+    #[test]
+    fn a_delivery_holds_its_woken_tasks_until_it_ends() {
+        let local = Worker::new(16);
+        let shared = Arc::new(Shared::new(vec![local.stealer()]));
+        let tasks = ["a", "b", "c"].map(|name| task(&shared, name));
+        let [a, b, c] = [0, 1, 2].map(|i| TaskRef::new(&tasks[i]));
+        let mut home = Some(VacantWorker::new(local));
+        let installed = install_delivering(&shared, 0, &mut home);
+        with(|worker| {
+            let worker = worker.expect("installed");
+            [a, b, c]
+                .into_iter()
+                .for_each(|task| worker.wake_here(task));
+            assert!(worker.local.is_empty(), "nothing to steal mid-delivery");
+        });
+        drop(installed);
+        let home = home.as_ref().expect("back home");
+        let queued: Vec<_> = std::iter::from_fn(|| home.local.pop())
+            .map(TaskRef::as_ptr)
+            .collect();
+        assert_eq!(queued, [a.as_ptr(), b.as_ptr(), c.as_ptr()]);
+    }
+
     #[test]
     fn a_streak_from_the_slot_is_capped() {
         worker_with_tasks(|worker, [a, _, _]| {
