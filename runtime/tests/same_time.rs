@@ -161,6 +161,26 @@ fn models_events_are_delivered_in_model_add_order() {
     );
 }
 
+/// A bench of a relay (`Forwarder`) that forwards to a recording
+/// `receiver` of the given mailbox; the address of the relay.
+fn relay_to(
+    receiver: Mailbox<Recorder<String>>,
+    log: &Log<String>,
+) -> (SimInit, Address<Forwarder<String>>) {
+    let relay = Mailbox::new();
+    let to_relay = relay.address();
+    let mut forwarder = Forwarder::<String>::new();
+    forwarder
+        .out
+        .connect(Recorder::<String>::ports().input, &receiver);
+    let init = sim_init().add_model(forwarder, relay, "relay").add_model(
+        Recorder::<String>::new(log),
+        receiver,
+        "receiver",
+    );
+    (init, to_relay)
+}
+
 /// Twenty events due at one time for a `receiver`, plus one for a relay
 /// that is delivered first and forwards a message to the receiver: the
 /// message is caused at that time, so it comes after all twenty, whatever
@@ -169,17 +189,8 @@ fn relayed_after_due_events(capacity: usize) -> Vec<String> {
     let log = Log::new();
     let receiver = Mailbox::with_capacity(capacity);
     let to_receiver = receiver.address();
-    let relay = Mailbox::new();
-    let to_relay = relay.address();
-    let mut forwarder = Forwarder::<String>::new();
-    forwarder
-        .out
-        .connect(Recorder::<String>::ports().input, &to_receiver);
-    let mut simu = start(sim_init().add_model(forwarder, relay, "relay").add_model(
-        Recorder::<String>::new(&log),
-        receiver,
-        "receiver",
-    ));
+    let (init, to_relay) = relay_to(receiver, &log);
+    let mut simu = start(init);
     let scheduler = simu.scheduler();
     // Scheduled first, so delivered first: the relay could run before the
     // receiver's events are all in.
@@ -246,23 +257,14 @@ fn source_and_periodic_events_all_arrive_before_messages_caused_then() {
     let log = Log::new();
     let receiver = Mailbox::with_capacity(2);
     let to_receiver = receiver.address();
-    let relay = Mailbox::new();
-    let to_relay = relay.address();
-    let mut forwarder = Forwarder::<String>::new();
-    forwarder
-        .out
-        .connect(Recorder::<String>::ports().input, &to_receiver);
     let mut source = EventSource::<u32>::new();
     source.map_connect(
         |n: u32| format!("S{n}"),
         Recorder::<String>::ports().input,
         &to_receiver,
     );
-    let mut simu = start(sim_init().add_model(forwarder, relay, "relay").add_model(
-        Recorder::<String>::new(&log),
-        receiver,
-        "receiver",
-    ));
+    let (init, to_relay) = relay_to(receiver, &log);
+    let mut simu = start(init);
     let scheduler = simu.scheduler();
     let relay_input = Forwarder::<String>::ports().input;
     scheduler

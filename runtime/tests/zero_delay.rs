@@ -84,6 +84,13 @@ impl Actor {
     }
 }
 
+/// A bench of `actor` alone, named `name`, and its address.
+fn alone(init: SimInit, actor: Actor, name: &str) -> (Simulation, Address<Actor>) {
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    (start(init.add_model(actor, mailbox, name)), address)
+}
+
 /// A chain `a` → `b` → `c` of relays, each logging.
 fn chain(log: &Log<String>) -> (Simulation, [Address<Actor>; 3]) {
     let mailboxes: [Mailbox<Actor>; 3] = [Mailbox::new(), Mailbox::new(), Mailbox::new()];
@@ -153,9 +160,7 @@ fn rounds_chain_within_one_step_without_moving_the_clock() {
     let log = Log::new();
     let mut actor = Actor::new(&log);
     actor.chain = 4;
-    let mailbox = Mailbox::new();
-    let address = mailbox.address();
-    let mut simu = start(sim_init().add_model(actor, mailbox, "x"));
+    let (mut simu, address) = alone(sim_init(), actor, "x");
     simu.scheduler()
         .schedule(t(2), Actor::ports().plan, "r".to_string(), &address)
         .unwrap();
@@ -174,13 +179,7 @@ fn a_zero_delay_loop_stops_at_the_limit_and_loses_nothing() {
     let log = Log::new();
     let mut actor = Actor::new(&log);
     actor.chain = u32::MAX;
-    let mailbox = Mailbox::new();
-    let address = mailbox.address();
-    let mut simu = start(
-        sim_init()
-            .with_zero_delay_rounds(10)
-            .add_model(actor, mailbox, "looper"),
-    );
+    let (mut simu, address) = alone(sim_init().with_zero_delay_rounds(10), actor, "looper");
     simu.scheduler()
         .schedule(t(1), Actor::ports().plan, "spin".to_string(), &address)
         .unwrap();
@@ -216,9 +215,7 @@ fn a_zero_delay_loop_stops_at_the_limit_and_loses_nothing() {
 #[test]
 fn the_bench_can_schedule_a_zero_delay_event_but_not_now_otherwise() {
     let log = Log::new();
-    let mailbox = Mailbox::new();
-    let address = mailbox.address();
-    let mut simu = start(sim_init().add_model(Actor::new(&log), mailbox, "x"));
+    let (mut simu, address) = alone(sim_init(), Actor::new(&log), "x");
     simu.step_until(t(5)).unwrap();
     let scheduler = simu.scheduler();
     let relay = Actor::ports().relay;
@@ -241,9 +238,7 @@ fn the_bench_can_schedule_a_zero_delay_event_but_not_now_otherwise() {
 #[test]
 fn a_cancelled_zero_delay_event_is_not_delivered() {
     let log = Log::new();
-    let mailbox = Mailbox::new();
-    let address = mailbox.address();
-    let mut simu = start(sim_init().add_model(Actor::new(&log), mailbox, "x"));
+    let (mut simu, address) = alone(sim_init(), Actor::new(&log), "x");
     let scheduler = simu.scheduler();
     scheduler
         .schedule(
@@ -266,9 +261,7 @@ fn process_event_and_init_run_the_zero_delay_rounds_they_cause() {
     let log = Log::new();
     let mut actor = Actor::new(&log);
     actor.act_on_init = true;
-    let mailbox = Mailbox::new();
-    let address = mailbox.address();
-    let mut simu = start(sim_init().add_model(actor, mailbox, "x"));
+    let (mut simu, address) = alone(sim_init(), actor, "x");
     assert_eq!(log.values_of("x"), vec!["from init"]);
     simu.process_event(Actor::ports().plan, "processed".to_string(), &address)
         .unwrap();
@@ -281,9 +274,7 @@ fn a_query_runs_the_rounds_it_causes_and_keeps_its_reply_past_the_limit() {
     let log = Log::new();
     let mut actor = Actor::new(&log);
     actor.chain = 2;
-    let mailbox = Mailbox::new();
-    let address = mailbox.address();
-    let mut simu = start(sim_init().add_model(actor, mailbox, "x"));
+    let (mut simu, address) = alone(sim_init(), actor, "x");
     let reply = simu.process_query(Actor::ports().ask, "q".to_string(), &address);
     assert_eq!(reply, Ok(7));
     assert_eq!(
@@ -295,13 +286,7 @@ fn a_query_runs_the_rounds_it_causes_and_keeps_its_reply_past_the_limit() {
     let log = Log::new();
     let mut actor = Actor::new(&log);
     actor.chain = u32::MAX;
-    let mailbox = Mailbox::new();
-    let address = mailbox.address();
-    let mut simu = start(
-        sim_init()
-            .with_zero_delay_rounds(3)
-            .add_model(actor, mailbox, "y"),
-    );
+    let (mut simu, address) = alone(sim_init().with_zero_delay_rounds(3), actor, "y");
     let reply = simu.process_query(Actor::ports().ask, "spin".to_string(), &address);
     assert_eq!(reply, Ok(7), "the reply is not lost to the limit");
     assert_eq!(log.len(), 3);
@@ -319,9 +304,7 @@ fn a_query_runs_the_rounds_it_causes_and_keeps_its_reply_past_the_limit() {
 #[test]
 fn a_periodic_event_can_start_with_zero_delay() {
     let log = Log::new();
-    let mailbox = Mailbox::new();
-    let address = mailbox.address();
-    let mut simu = start(sim_init().add_model(Actor::new(&log), mailbox, "x"));
+    let (mut simu, address) = alone(sim_init(), Actor::new(&log), "x");
     simu.step_until(t(5)).unwrap();
     simu.scheduler()
         .schedule_periodic(

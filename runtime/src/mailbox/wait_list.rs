@@ -69,16 +69,16 @@ use std::fmt;
 use std::ptr;
 use std::task::Waker;
 
-use crate::sync::atomic::{fence, AtomicPtr, AtomicUsize, Ordering};
-use crate::sync::{lock, Mutex};
+use crate::sync::atomic::{fence, AtomicUsize, Ordering};
+use crate::sync::{lock, LazyBox, Mutex};
 use line::Line;
 
 /// Producers waiting for a free slot.
 #[derive(Debug)]
 pub(crate) struct WaitList {
-    /// The waiting producers (a leaked `Box<WaitingProducers>`), or null
-    /// until the first producer waits.
-    waiting: AtomicPtr<WaitingProducers>,
+    /// The waiting producers, allocated by the first producer that waits
+    /// (one null pointer until then).
+    waiting: LazyBox<WaitingProducers>,
 }
 
 /// The waiting producers of a mailbox that has been full at least once.
@@ -111,57 +111,24 @@ struct Place<'a> {
     number: u64,
 }
 
-// SAFETY: `WaitList` owns the `WaitingProducers` behind its pointer (freed
-// only in `drop`, with `&mut self`) and only hands out shared references to
-// it; `WaitingProducers` is `Send + Sync` (an atomic and a mutex over `Send`
-// wakers).
-unsafe impl Send for WaitList {}
-// SAFETY: as above.
-unsafe impl Sync for WaitList {}
-
 impl WaitList {
     /// An empty list.
     pub(crate) fn new() -> Self {
         WaitList {
-            waiting: AtomicPtr::new(ptr::null_mut()),
+            waiting: LazyBox::new(),
         }
     }
 
-    /// The waiting producers, if one ever waited.
+    /// The waiting producers, if one ever waited (an Acquire load of the
+    /// pointer, which the fence pairing covers as it covers the count).
     #[inline]
     fn get(&self) -> Option<&WaitingProducers> {
-        let waiting = self.waiting.load(Ordering::Acquire);
-        // SAFETY: a non-null pointer was installed by `get_or_allocate`
-        // from a leaked `Box<WaitingProducers>` (the Acquire load pairs with
-        // its Release exchange, so the contents are initialised), and it is
-        // freed only in `drop`, which has `&mut self`.
-        (!waiting.is_null()).then(|| unsafe { &*waiting })
+        self.waiting.get()
     }
 
     /// The waiting producers, allocated by the first one.
     fn get_or_allocate(&self) -> &WaitingProducers {
-        if let Some(waiting) = self.get() {
-            return waiting;
-        }
-        let fresh = Box::into_raw(Box::<WaitingProducers>::default());
-        match self.waiting.compare_exchange(
-            ptr::null_mut(),
-            fresh,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            // SAFETY: we just installed `fresh`, a leaked box freed only
-            // in `drop` (`&mut self`).
-            Ok(_) => unsafe { &*fresh },
-            Err(installed) => {
-                // SAFETY: `fresh` lost the race and was never shared: it
-                // is still ours to free.
-                drop(unsafe { Box::from_raw(fresh) });
-                // SAFETY: `installed` is the winner's leaked box (see
-                // `get`), initialised before its Release exchange.
-                unsafe { &*installed }
-            }
-        }
+        self.waiting.get_or_default()
     }
 
     /// Puts the producer holding `ticket` in line with `waker` (at its
@@ -379,18 +346,6 @@ impl WaitTicket<'_> {
     fn abandon(&mut self) {
         if let Some(place) = self.place.take() {
             place.producers.leave(place.number, true);
-        }
-    }
-}
-
-impl Drop for WaitList {
-    fn drop(&mut self) {
-        let waiting = self.waiting.load(Ordering::Relaxed);
-        if !waiting.is_null() {
-            // SAFETY: a leaked `Box<WaitingProducers>` installed by
-            // `get_or_allocate`; `&mut self` means nobody can reach it
-            // any more.
-            drop(unsafe { Box::from_raw(waiting) });
         }
     }
 }
