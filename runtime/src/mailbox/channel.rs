@@ -176,9 +176,9 @@ impl<T> Channel<T> {
     ///
     /// When the queue is full, puts the producer holding `ticket` in line
     /// with `cx`'s waker and returns `arg` untouched; the ticket keeps its
-    /// place across polls. Without a ticket (the bench, which polls with a
-    /// no-op waker and tries again after running the models), nothing is
-    /// registered. When the model is gone or was never added, drops `arg`
+    /// place across polls. Without a ticket (a caller that polls again by
+    /// itself; the bench does not wait at all, see `push_from_bench`),
+    /// nothing is registered. When the model is gone or was never added, drops `arg`
     /// and says so. `make` returning `None` delivers nothing (filtered
     /// out).
     ///
@@ -362,9 +362,11 @@ impl<T> Channel<T> {
         make: F,
     ) -> Result<Pushed, (A, F)> {
         let capacity = self.queue.capacity();
-        let queued = self.queue.len();
+        // Under the overflow's lock: the ring only drains while it holds
+        // messages (the queue is held), so the room counted cannot shrink
+        // before the push.
         self.overflow
-            .push_from_model(arg, make, |models| queued + models < capacity)?;
+            .push_from_model(arg, make, |models| self.queue.len() + models < capacity)?;
         self.wake_consumer();
         Ok(Pushed::Delivered)
     }

@@ -14,9 +14,9 @@
 //! the mailbox's *overflow*, an unbounded FIFO behind the ring, and the queue
 //! is *held*: every other producer's claim fails, so that no message gets
 //! ahead of the bench's. A model's message then goes behind them in the
-//! overflow, as long as the models' messages (in the ring and in the
-//! overflow) stay within the capacity; past that the model waits, as for
-//! a full mailbox. The consumer takes the ring first (its messages are
+//! overflow, as long as the messages in the ring (whoever sent them) and
+//! the models' messages in the overflow stay within the capacity; past
+//! that the model waits, as for a full mailbox. The consumer takes the ring first (its messages are
 //! older), then the overflow; when the overflow is empty it releases the
 //! queue. Back-pressure between models is unchanged (a mailbox's capacity
 //! bounds what models queue, not what the bench schedules, which the

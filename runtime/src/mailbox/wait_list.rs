@@ -46,7 +46,7 @@
 //! with `local`). A producer on the executor's thread registered before
 //! the consumer's next poll, in program order. One on another thread,
 //! whose retry failed, wakes the consumer through the executor's shared
-//! queue (`Channel::claim_or_wait`), so the consumer's next poll is
+//! queue (`Channel::try_push_slow`), so the consumer's next poll is
 //! synchronised with the registration: the pops of that poll each wake
 //! one producer, and when the queue is empty again the consumer tops the
 //! woken producers up to the capacity, which covers the slots freed

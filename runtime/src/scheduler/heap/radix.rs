@@ -1,7 +1,8 @@
 //! The queue's storage: a radix heap over event times, sixteen-way.
 //!
-//! Simulated time never goes backwards, and every event is scheduled after
-//! the current time: the queue is *monotone*, and a monotone queue need not
+//! Simulated time never goes backwards, and no event is scheduled before
+//! the current time (zero-delay events, and events put back after a limit
+//! of zero-delay rounds, are at it): the queue is *monotone*, and a monotone queue need not
 //! keep a comparison heap. This one keeps a *base* — the time of the events
 //! taken last, never after the clock — and files every event in a bucket by
 //! the highest hexadecimal digit in which its time differs from the base,
@@ -23,10 +24,10 @@
 //! one; what is left per event is the few moves and the miss on its action
 //! (see `docs/benchmarks.md`, "Event list").
 //!
-//! Every scheduled event is after the clock, and the base is not after the
+//! No scheduled event is before the clock, and the base is not after the
 //! clock, except briefly: when the earliest events were all cancelled and
 //! nothing else is due by a step's limit, the base has passed them while
-//! the clock stays (until `step_until` moves it to its target). An event
+//! the clock stays (until a step or `step_until` moves it on). An event
 //! earlier than the base — one a `Scheduler` handle on another thread slips
 //! into that window, or a test's hand-made queue — makes the queue refile
 //! everything from its time: slow, rare, and the order holds for any
