@@ -102,6 +102,10 @@ fn a_producer_that_leaves_is_skipped_and_its_place_reclaimed() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "`Waker::will_wake` is best-effort: under Miri it can say false for the same waker"
+)]
 fn a_new_waker_replaces_the_old_one_only_when_it_differs() {
     let woken = Woken::default();
     let mut line = Line::default();
