@@ -166,8 +166,5 @@ impl<T> Overflow<T> {
     }
 }
 
-#[cfg(all(test, causim_loom))]
-mod loom_tests;
-
 #[cfg(all(test, not(causim_loom)))]
 mod tests;

@@ -1,6 +1,7 @@
 //! Loom models of the channel: wake-ups of the consumer and of waiting
 //! producers (one per freed slot, handed on by a producer that gives up),
-//! binding and closing.
+//! binding and closing, and the overflow the bench pushes into past the
+//! capacity.
 
 use super::*;
 use crate::sync::atomic::{AtomicBool, Ordering};
@@ -179,5 +180,50 @@ fn loom_channel_close_releases_waiting_producer() {
         unsafe { channel.close() };
         producer.join().unwrap();
         assert_eq!(channel.len(), 0);
+    });
+}
+
+/// Pushes as the bench does: never waits.
+fn bench_push(channel: &Channel<u32>, value: u32) {
+    assert_eq!(channel.push_from_bench(value, Some), Pushed::Delivered);
+}
+
+/// The bench spills on one thread while the consumer reads on another:
+/// every message arrives, in order, and the hold is gone at the end.
+#[test]
+fn loom_overflow_spill_racing_the_consumer_keeps_the_order() {
+    crate::sync::loom_check(3, || {
+        let channel = channel(1);
+        let bench = {
+            let channel = channel.clone();
+            thread::spawn(move || (0..3).for_each(|value| bench_push(&channel, value)))
+        };
+        let received = [recv(&channel), recv(&channel), recv(&channel)];
+        bench.join().unwrap();
+        assert_eq!(received, [0, 1, 2]);
+        assert_eq!(channel.len(), 0);
+        // Released: a model's send goes straight in.
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        assert_eq!(
+            channel.try_push_with(9, Some, &mut cx, None),
+            Ok(Pushed::Delivered)
+        );
+    });
+}
+
+/// A model waiting on a held mailbox is woken when the consumer takes the
+/// overflow's last message, and its message comes after the bench's.
+#[test]
+fn loom_overflow_release_wakes_a_waiting_sender() {
+    crate::sync::loom_check(3, || {
+        let channel = channel(1);
+        (0..2).for_each(|value| bench_push(&channel, value));
+        let sender = {
+            let channel = channel.clone();
+            thread::spawn(move || send(&channel, 7))
+        };
+        let received = [recv(&channel), recv(&channel), recv(&channel)];
+        sender.join().unwrap();
+        assert_eq!(received, [0, 1, 7]);
     });
 }

@@ -4,9 +4,10 @@ use super::*;
 use std::sync::{Arc, Mutex};
 use std::task::Wake;
 
-/// Wakers that log their number when woken.
+/// Wakers that log their number when woken (shared with the line's
+/// tests).
 #[derive(Default, Clone)]
-struct Woken(Arc<Mutex<Vec<usize>>>);
+pub(super) struct Woken(Arc<Mutex<Vec<usize>>>);
 
 /// One waker of a [`Woken`] log.
 struct Logged {
@@ -24,7 +25,7 @@ impl Wake for Logged {
 
 impl Woken {
     /// The waker numbered `id`.
-    fn waker(&self, id: usize) -> Waker {
+    pub(super) fn waker(&self, id: usize) -> Waker {
         Waker::from(Arc::new(Logged {
             id,
             log: self.clone(),
@@ -32,7 +33,7 @@ impl Woken {
     }
 
     /// The numbers woken so far, emptying the log.
-    fn take(&self) -> Vec<usize> {
+    pub(super) fn take(&self) -> Vec<usize> {
         std::mem::take(&mut self.0.lock().unwrap())
     }
 }

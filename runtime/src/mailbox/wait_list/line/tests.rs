@@ -1,41 +1,7 @@
 //! Unit tests of the line of waiting producers.
 
 use super::*;
-use std::sync::{Arc, Mutex};
-use std::task::Wake;
-
-/// Wakers that log their number when woken.
-#[derive(Default, Clone)]
-struct Woken(Arc<Mutex<Vec<usize>>>);
-
-/// One waker of a [`Woken`] log.
-struct Logged {
-    /// Its number in the log.
-    id: usize,
-    /// The log.
-    log: Woken,
-}
-
-impl Wake for Logged {
-    fn wake(self: Arc<Self>) {
-        self.log.0.lock().unwrap().push(self.id);
-    }
-}
-
-impl Woken {
-    /// The waker numbered `id`.
-    fn waker(&self, id: usize) -> Waker {
-        Waker::from(Arc::new(Logged {
-            id,
-            log: self.clone(),
-        }))
-    }
-
-    /// The numbers woken so far, emptying the log.
-    fn take(&self) -> Vec<usize> {
-        std::mem::take(&mut self.0.lock().unwrap())
-    }
-}
+use crate::mailbox::wait_list::tests::Woken;
 
 /// Wakes the next producer of `line`, if any.
 fn wake_next(line: &mut Line) {
