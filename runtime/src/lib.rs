@@ -18,6 +18,7 @@
 //!   and bench endpoints ([`EventSource`], [`QuerySource`], sinks);
 //! - [`Context`]: time and self-scheduling inside a model;
 //! - [`SimInit`] → [`Simulation`]: build the bench, then run it;
+//! - [`Composite`]: a subsystem of models, added as one under a path;
 //! - [`Scheduler`]: schedule events from the bench;
 //! - [`SimulationError`]: everything that can go wrong, by name.
 //!
@@ -25,6 +26,7 @@
 //! and the [`model`](macro@model) attribute for the macros that write it.
 
 mod bench;
+pub mod composite;
 pub mod context;
 pub(crate) mod executor;
 pub mod mailbox;
@@ -62,6 +64,7 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../../docs/guide.md")]
 pub struct GuideDoctests;
 
+pub use composite::{BuildContext, Composite};
 pub use context::Context;
 pub use mailbox::{Address, IntoAddress, Mailbox};
 pub use model::Model;
@@ -77,6 +80,7 @@ pub use time::{SimTime, SimTimeError};
 
 /// The names most benches need: `use causim::prelude::*;`.
 pub mod prelude {
+    pub use crate::composite::{BuildContext, Composite};
     pub use crate::context::Context;
     pub use crate::mailbox::{Address, Mailbox};
     pub use crate::model::Model;

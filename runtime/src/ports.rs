@@ -6,12 +6,16 @@
 //!   send requests to repliers and collect the replies.
 //! - [`EventSource`] and [`QuerySource`] do the same from the bench;
 //!   [`EventSlot`] and [`EventQueue`] read outputs from the bench.
+//! - [`InputRef`] and [`ReplierRef`] are a port of one model instance,
+//!   which a [composite](crate::composite) exposes; senders connect to them
+//!   with `connect_to`.
 //!
 //! Connections are made on the sending side, one line per connection, and
 //! checked at compile time: the payload, request and reply types and the
 //! model of the mailbox must all agree with the port.
 
 pub(crate) mod event;
+mod exposed;
 pub(crate) mod fanout;
 mod input;
 mod output;
@@ -21,6 +25,7 @@ mod sink;
 mod source;
 pub(crate) mod target;
 
+pub use exposed::{InputRef, ReplierRef};
 pub use input::{InputFor, InputPort, OwnInput, ReplierFor, ReplierPort};
 pub use output::{Output, OutputSend};
 pub use reply::ReplySender;

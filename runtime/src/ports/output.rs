@@ -6,9 +6,11 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::fanout::{Fanout, FanoutSend};
+use super::exposed::InputRef;
 use super::input::InputFor;
 use super::sink::Sink;
 use crate::mailbox::{IntoAddress, WaitTicket};
+use crate::model::Model;
 
 /// An output port: sends each value to every connected input, in connection
 /// order.
@@ -59,6 +61,40 @@ impl<T: Clone + Send + 'static> Output<T> {
         P: InputFor<U>,
     {
         self.fanout.filter_map_connect(filter_map, port, address);
+    }
+
+    /// Connects this output to an input exposed as an [`InputRef`] (by a
+    /// composite): the same connection as `connect(input.port(),
+    /// input.address())`.
+    pub fn connect_to<M: Model>(&mut self, input: &InputRef<M, T>) {
+        self.fanout.connect(input.port(), input.address());
+    }
+
+    /// [`map_connect`](Self::map_connect) to an input exposed as an
+    /// [`InputRef`].
+    pub fn map_connect_to<U, M>(
+        &mut self,
+        map: impl Fn(T) -> U + Send + Sync + 'static,
+        input: &InputRef<M, U>,
+    ) where
+        U: Send + 'static,
+        M: Model,
+    {
+        self.fanout.map_connect(map, input.port(), input.address());
+    }
+
+    /// [`filter_map_connect`](Self::filter_map_connect) to an input
+    /// exposed as an [`InputRef`].
+    pub fn filter_map_connect_to<U, M>(
+        &mut self,
+        filter_map: impl Fn(T) -> Option<U> + Send + Sync + 'static,
+        input: &InputRef<M, U>,
+    ) where
+        U: Send + 'static,
+        M: Model,
+    {
+        self.fanout
+            .filter_map_connect(filter_map, input.port(), input.address());
     }
 
     /// Connects this output to a sink that the bench reads.

@@ -4,9 +4,11 @@ use std::fmt;
 use std::future::poll_fn;
 use std::task::Poll;
 
+use super::exposed::ReplierRef;
 use super::input::ReplierFor;
 use super::target::{identity, Check, ForeignReplier, ReplierConnection, ReplierTarget};
 use crate::mailbox::{IntoAddress, WaitTicket};
+use crate::model::Model;
 use crate::poll_report::{self, Blocker, Misaddressed};
 
 /// A requestor port: sends a request to every connected replier and returns
@@ -67,6 +69,27 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
             map_reply,
         )));
         self.checked = false;
+    }
+
+    /// Connects to a replier exposed as a [`ReplierRef`] (by a composite):
+    /// the same connection as `connect(replier.port(), replier.address())`.
+    pub fn connect_to<M: Model>(&mut self, replier: &ReplierRef<M, T, R>) {
+        self.connect(replier.port(), replier.address());
+    }
+
+    /// [`map_connect`](Self::map_connect) to a replier exposed as a
+    /// [`ReplierRef`].
+    pub fn map_connect_to<U, Q, M>(
+        &mut self,
+        map_request: impl Fn(T) -> U + Send + Sync + 'static,
+        replier: &ReplierRef<M, U, Q>,
+        map_reply: impl Fn(Q) -> R + Send + Sync + 'static,
+    ) where
+        U: Send + 'static,
+        Q: Send + 'static,
+        M: Model,
+    {
+        self.map_connect(map_request, replier.port(), map_reply, replier.address());
     }
 
     /// True if at least one connection was made.
@@ -233,6 +256,27 @@ impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
             ))],
             checked: false,
         }
+    }
+
+    /// A requestor connected to a replier exposed as a [`ReplierRef`] (by
+    /// a composite).
+    pub fn to<M: Model>(replier: &ReplierRef<M, T, R>) -> Self {
+        Self::new(replier.port(), replier.address())
+    }
+
+    /// [`with_map`](Self::with_map) to a replier exposed as a
+    /// [`ReplierRef`].
+    pub fn with_map_to<U, Q, M>(
+        map_request: impl Fn(T) -> U + Send + Sync + 'static,
+        replier: &ReplierRef<M, U, Q>,
+        map_reply: impl Fn(Q) -> R + Send + Sync + 'static,
+    ) -> Self
+    where
+        U: Send + 'static,
+        Q: Send + 'static,
+        M: Model,
+    {
+        Self::with_map(map_request, replier.port(), map_reply, replier.address())
     }
 
     /// Sends `request` and returns the reply.

@@ -4,11 +4,13 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::event::Event;
+use super::exposed::{InputRef, ReplierRef};
 use super::fanout::Fanout;
 use super::input::{InputFor, ReplierFor};
 use super::requestor::Requestor;
 use super::target::Target;
 use crate::mailbox::IntoAddress;
+use crate::model::Model;
 
 /// Injects events into the bench from outside: connected like an output,
 /// fired with [`Simulation::process`](crate::Simulation::process) or
@@ -64,6 +66,38 @@ impl<T: Clone + Send + 'static> EventSource<T> {
         P: InputFor<U>,
     {
         self.fanout.filter_map_connect(filter_map, port, address);
+    }
+
+    /// Connects to an input exposed as an [`InputRef`] (by a composite).
+    pub fn connect_to<M: Model>(&mut self, input: &InputRef<M, T>) {
+        self.fanout.connect(input.port(), input.address());
+    }
+
+    /// [`map_connect`](Self::map_connect) to an input exposed as an
+    /// [`InputRef`].
+    pub fn map_connect_to<U, M>(
+        &mut self,
+        map: impl Fn(T) -> U + Send + Sync + 'static,
+        input: &InputRef<M, U>,
+    ) where
+        U: Send + 'static,
+        M: Model,
+    {
+        self.fanout.map_connect(map, input.port(), input.address());
+    }
+
+    /// [`filter_map_connect`](Self::filter_map_connect) to an input
+    /// exposed as an [`InputRef`].
+    pub fn filter_map_connect_to<U, M>(
+        &mut self,
+        filter_map: impl Fn(T) -> Option<U> + Send + Sync + 'static,
+        input: &InputRef<M, U>,
+    ) where
+        U: Send + 'static,
+        M: Model,
+    {
+        self.fanout
+            .filter_map_connect(filter_map, input.port(), input.address());
     }
 
     /// True if at least one connection was made.
@@ -131,6 +165,27 @@ impl<T: Clone + Send + 'static, R: Send + 'static> QuerySource<T, R> {
     {
         self.requestor
             .map_connect(map_request, port, map_reply, address);
+    }
+
+    /// Connects to a replier exposed as a [`ReplierRef`] (by a composite).
+    pub fn connect_to<M: Model>(&mut self, replier: &ReplierRef<M, T, R>) {
+        self.requestor.connect_to(replier);
+    }
+
+    /// [`map_connect`](Self::map_connect) to a replier exposed as a
+    /// [`ReplierRef`].
+    pub fn map_connect_to<U, Q, M>(
+        &mut self,
+        map_request: impl Fn(T) -> U + Send + Sync + 'static,
+        replier: &ReplierRef<M, U, Q>,
+        map_reply: impl Fn(Q) -> R + Send + Sync + 'static,
+    ) where
+        U: Send + 'static,
+        Q: Send + 'static,
+        M: Model,
+    {
+        self.requestor
+            .map_connect_to(map_request, replier, map_reply);
     }
 
     /// True if at least one connection was made.

@@ -144,8 +144,26 @@ pub enum SimulationError {
     },
     /// Required ports were left unconnected.
     MissingConnections(Vec<MissingConnection>),
-    /// Two models were added under the same name.
-    DuplicateModelName(String),
+    /// Two parts of one level of the bench (two models, two composites,
+    /// or one of each) were added under the same name.
+    DuplicateName {
+        /// The path of the composite they were added to; `None` for the
+        /// bench's top level.
+        parent: Option<String>,
+        /// The name used twice.
+        name: String,
+    },
+    /// A model or composite was added under a name that cannot be part of
+    /// a path: empty, or holding the separator `/`.
+    InvalidName {
+        /// The path of the composite it was added to; `None` for the
+        /// bench's top level.
+        parent: Option<String>,
+        /// The name given.
+        name: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
 }
 
 /// A model that could not make progress when a deadlock was detected.
@@ -294,9 +312,19 @@ impl fmt::Display for SimulationError {
                 }
                 Ok(())
             }
-            SimulationError::DuplicateModelName(name) => write!(
+            SimulationError::DuplicateName { parent, name } => write!(
                 f,
-                "two models were added under the name `{name}`; model names must be unique"
+                "two parts of {} were added under the name `{name}`; names must be unique at each level",
+                describe_level(parent.as_deref())
+            ),
+            SimulationError::InvalidName {
+                parent,
+                name,
+                reason,
+            } => write!(
+                f,
+                "a part of {} was added under the name `{name}`, which cannot name a model or composite: {reason}",
+                describe_level(parent.as_deref())
             ),
         }
     }
@@ -308,6 +336,15 @@ fn describe_sender(sender: Option<&str>) -> String {
     match sender {
         Some(model) => format!("model `{model}`"),
         None => "the bench".to_string(),
+    }
+}
+
+/// How an error names a level of the bench: a composite by its path, or
+/// the top level.
+fn describe_level(parent: Option<&str>) -> String {
+    match parent {
+        Some(path) => format!("composite `{path}`"),
+        None => "the bench's top level".to_string(),
     }
 }
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::error::{MissingConnection, SimulationError};
 use super::Simulation;
+use crate::composite::{BuildContext, Composite};
 use crate::context::Context;
 use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
 use crate::mailbox::Mailbox;
@@ -39,10 +40,12 @@ pub struct SimInit {
     core: Arc<SchedulerCore>,
     /// Models in the order they were added.
     models: Vec<PendingModel>,
-    /// Names already used (inline when short: no allocation per model).
-    names: HashSet<Name>,
-    /// The first name used twice.
-    duplicate: Option<String>,
+    /// Paths already used, by models and composites (inline when short:
+    /// no allocation per model).
+    paths: HashSet<Name>,
+    /// The first name that was empty, held a `/` or was used twice at one
+    /// level, reported by `init`.
+    naming_error: Option<SimulationError>,
     /// Required ports left unconnected, over all models.
     missing: Vec<MissingConnection>,
     /// Wall-clock limit of each simulation call.
@@ -59,8 +62,8 @@ impl SimInit {
         SimInit {
             core: Arc::new(SchedulerCore::new(SimTime::ZERO)),
             models: Vec::new(),
-            names: HashSet::new(),
-            duplicate: None,
+            paths: HashSet::new(),
+            naming_error: None,
             missing: Vec::new(),
             timeout: None,
             threads: default_threads(),
@@ -165,18 +168,46 @@ impl SimInit {
     /// model is moved into the bench here. The mailbox then belongs to this
     /// bench: a message to it from another bench is refused
     /// ([`SimulationError::ForeignAddress`]).
+    ///
+    /// The name is the model's path in the bench. It must be unique among
+    /// the models and composites added at the top level, not empty, and
+    /// without `/` (which separates the levels of a path); `init` reports
+    /// the first name that is not ([`SimulationError::InvalidName`],
+    /// [`SimulationError::DuplicateName`]).
     pub fn add_model<M: Model>(
         mut self,
         model: M,
         mailbox: Mailbox<M>,
-        name: impl Into<String>,
+        name: impl AsRef<str>,
     ) -> Self {
-        let name = Name::from(name.into().as_str());
-        if !self.names.insert(name.clone()) && self.duplicate.is_none() {
-            self.duplicate = Some(name.to_string());
-        }
-        self.record_missing_connections(&model, &name);
-        mailbox.channel().bind(name, self.core.bench);
+        self.insert_model(None, model, mailbox, name.as_ref());
+        self
+    }
+
+    /// Adds a [`Composite`] (a subsystem) under a unique `name`: its
+    /// [`build`](Composite::build) adds its submodels and nested
+    /// composites, whose paths start with `name/`. Names follow the rules
+    /// of [`add_model`](Self::add_model), at each level.
+    ///
+    /// Connect the composite's exposed outputs before adding it, as for a
+    /// model.
+    pub fn add_composite<C: Composite>(mut self, composite: C, name: impl AsRef<str>) -> Self {
+        self.insert_composite(None, composite, name.as_ref());
+        self
+    }
+
+    /// Adds a model named `name` inside the composite at `parent` (at the
+    /// top level if `None`).
+    pub(crate) fn insert_model<M: Model>(
+        &mut self,
+        parent: Option<&str>,
+        model: M,
+        mailbox: Mailbox<M>,
+        name: &str,
+    ) {
+        let path = self.claim_path(parent, name);
+        self.record_missing_connections(&model, &path);
+        mailbox.channel().bind(path, self.core.bench);
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
         let probe = ModelMailbox::<M>::probe(mailbox.channel().clone());
@@ -185,7 +216,44 @@ impl SimInit {
             future: Box::pin(run_model(model, cx)),
             probe,
         });
-        self
+    }
+
+    /// Adds a composite named `name` inside the composite at `parent` (at
+    /// the top level if `None`), then its parts.
+    pub(crate) fn insert_composite<C: Composite>(
+        &mut self,
+        parent: Option<&str>,
+        composite: C,
+        name: &str,
+    ) {
+        let path = self.claim_path(parent, name);
+        composite.build(&mut BuildContext::new(self, path.to_string()));
+    }
+
+    /// The path of part `name` of `parent`, noted as used. The first name
+    /// that is empty, holds a `/` or is taken at its level is kept for
+    /// `init` to report; the part is still added (under that path), so
+    /// that building goes on and the error is the only consequence.
+    fn claim_path(&mut self, parent: Option<&str>, name: &str) -> Name {
+        let path = Name::from(join_path(parent, name).as_str());
+        let problem = if let Some(reason) = invalid_name(name) {
+            Some(SimulationError::InvalidName {
+                parent: parent.map(str::to_string),
+                name: name.to_string(),
+                reason,
+            })
+        } else if !self.paths.insert(path.clone()) {
+            Some(SimulationError::DuplicateName {
+                parent: parent.map(str::to_string),
+                name: name.to_string(),
+            })
+        } else {
+            None
+        };
+        if self.naming_error.is_none() {
+            self.naming_error = problem;
+        }
+        path
     }
 
     /// Notes the required ports that `model` left unconnected.
@@ -208,8 +276,8 @@ impl SimInit {
     /// ([`SimulationError::NoRecipient`]) or that was added to another
     /// bench ([`SimulationError::ForeignAddress`]).
     pub fn init(self, start: SimTime) -> Result<Simulation, SimulationError> {
-        if let Some(name) = self.duplicate {
-            return Err(SimulationError::DuplicateModelName(name));
+        if let Some(error) = self.naming_error {
+            return Err(error);
         }
         if !self.missing.is_empty() {
             return Err(SimulationError::MissingConnections(self.missing));
@@ -254,6 +322,26 @@ impl fmt::Debug for SimInit {
             .field("threads", &self.threads)
             .field("zero_delay_rounds", &self.zero_delay_rounds)
             .finish()
+    }
+}
+
+/// The path of part `name` of the composite at `parent`: `parent/name`, or
+/// `name` at the top level.
+fn join_path(parent: Option<&str>, name: &str) -> String {
+    match parent {
+        Some(parent) => format!("{parent}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+/// Why `name` cannot name a model or composite, if it cannot.
+fn invalid_name(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("it is empty")
+    } else if name.contains('/') {
+        Some("it contains `/`, which separates the levels of a path")
+    } else {
+        None
     }
 }
 

@@ -18,6 +18,8 @@
 mod backpressure;
 #[path = "../clock.rs"]
 mod clock;
+#[path = "../composites.rs"]
+mod composites;
 #[path = "../deadlock.rs"]
 mod deadlock;
 #[path = "../fan.rs"]
