@@ -64,3 +64,48 @@ impl Heater {
         0
     }
 }
+
+/// A composite: two heaters switched together, of which it exposes the
+/// switch and the first heater's power replier; the heaters themselves
+/// stay private.
+pub struct HeaterPair {
+    first: Heater,
+    first_mailbox: Mailbox<Heater>,
+    second: Heater,
+    second_mailbox: Mailbox<Heater>,
+}
+
+impl HeaterPair {
+    /// Two heaters, not yet added.
+    pub fn new() -> Self {
+        HeaterPair {
+            first: Heater,
+            first_mailbox: Mailbox::new(),
+            second: Heater,
+            second_mailbox: Mailbox::new(),
+        }
+    }
+
+    /// Exposed: switches the first heater.
+    pub fn switch(&self) -> causim::ports::InputRef<Heater, bool> {
+        causim::ports::InputRef::new(Heater::ports().switch, &self.first_mailbox)
+    }
+
+    /// Exposed: the first heater's power draw.
+    pub fn power(&self) -> causim::ports::ReplierRef<Heater, u32, u32> {
+        causim::ports::ReplierRef::new(Heater::ports().power, &self.first_mailbox)
+    }
+}
+
+impl Default for HeaterPair {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Composite for HeaterPair {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        cx.add_model(self.first, self.first_mailbox, "first")
+            .add_model(self.second, self.second_mailbox, "second");
+    }
+}

@@ -11,6 +11,7 @@ fn ui() {
     cases.pass("tests/ui/pass/*.rs");
     for category in [
         "attributes",
+        "composite",
         "connect",
         "generics",
         "naming",
