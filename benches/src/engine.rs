@@ -11,6 +11,10 @@ pub enum Engine {
     /// causim, the same model with a hand-written `Model` impl (dispatch
     /// workload only).
     CausimHand,
+    /// causim, the same bench built from composites (subsystems) instead of
+    /// flat (ring and scale workloads only): a composite must cost nothing
+    /// on the message path.
+    CausimComposite,
     /// NeXosim 1.0 from crates.io.
     Nexosim,
     /// Tokio tasks and `tokio::sync::mpsc`, with a hand-rolled event queue
@@ -20,9 +24,10 @@ pub enum Engine {
 
 impl Engine {
     /// Every engine, in table order.
-    pub const ALL: [Engine; 4] = [
+    pub const ALL: [Engine; 5] = [
         Engine::Causim,
         Engine::CausimHand,
+        Engine::CausimComposite,
         Engine::Nexosim,
         Engine::Tokio,
     ];
@@ -32,6 +37,7 @@ impl Engine {
         match self {
             Engine::Causim => "causim",
             Engine::CausimHand => "causim-hand",
+            Engine::CausimComposite => "causim-composite",
             Engine::Nexosim => "nexosim",
             Engine::Tokio => "tokio",
         }

@@ -13,6 +13,12 @@
 //!               Battery ◀── state / charge ── PowerBus ────┘ ──▶ telemetry sink
 //! ```
 //!
+//! The bench is built the way an engineer draws the satellite: the orbit
+//! beside a spacecraft composite `sat`, which holds the `power`, `payload`
+//! and `thermal` subsystems and the avionics (see [`subsystems`]). Every
+//! model has a path, `sat/power/battery` for instance, which errors and
+//! reports use.
+//!
 //! The **power bus** is where the physics meets: every 10 s it asks the
 //! battery for its voltage (a battery-dominated, unregulated 24–33 V bus),
 //! then asks each load and each solar wing what current it draws or gives
@@ -33,8 +39,13 @@
 use std::fmt;
 use std::time::Duration;
 
+use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 use causim::SchedulingError;
+
+pub mod subsystems;
+
+pub use subsystems::Spacecraft;
 
 /// One orbit: 95 minutes.
 pub const ORBIT_PERIOD: Duration = Duration::from_secs(95 * 60);
@@ -613,6 +624,17 @@ impl fmt::Display for PowerSummary {
     }
 }
 
+/// The spacecraft's ports that the bench reads its results through.
+#[derive(Debug)]
+struct Endpoints {
+    /// Takes a last bus sample.
+    sample: InputRef<PowerBus, ()>,
+    /// The bus's ledger.
+    ledger: ReplierRef<PowerBus, (), BusLedger>,
+    /// The battery's ledger.
+    battery_report: ReplierRef<Battery, (), BatteryReport>,
+}
+
 /// A finished run: the summary and the bus telemetry.
 #[derive(Debug, Clone)]
 pub struct PowerRun {
@@ -631,10 +653,8 @@ pub struct PowerBench {
     config: PowerConfig,
     /// Orbits completed.
     done: u32,
-    /// The bus, for its ledger and the last sample.
-    bus: Address<PowerBus>,
-    /// The battery, for its ledger.
-    battery: Address<Battery>,
+    /// The ports the bench reads the ledgers through.
+    endpoints: Endpoints,
     /// Every sunrise (`true`) and eclipse entry (`false`).
     transitions: EventQueue<bool>,
     /// The bus telemetry.
@@ -642,83 +662,37 @@ pub struct PowerBench {
 }
 
 impl PowerBench {
-    /// Builds the bench of the module docs.
+    /// Builds the bench of the module docs: the orbit and the spacecraft
+    /// (see [`subsystems`] for its composites).
     pub fn new(config: PowerConfig) -> Result<Self, SimulationError> {
-        // Mailboxes first: connections point at them.
-        let orbit_mb = Mailbox::new();
-        let wings_mb = [Mailbox::new(), Mailbox::new()];
-        let battery_mb = Mailbox::new();
-        let bus_mb = Mailbox::new();
-        let sequencer_mb = Mailbox::new();
-        let avionics_mb = Mailbox::new();
-        let payload_mb = Mailbox::new();
-        let battery_heater_mb = Mailbox::new();
-        let survival_heater_mb = Mailbox::new();
-
-        let transitions = EventQueue::new();
+        let mut sat = Spacecraft::new(&config);
         let mut orbit = Orbit {
             sunlit: Output::new(),
         };
-        for wing in &wings_mb {
-            orbit.sunlit.connect(SolarArray::ports().set_sunlit, wing);
-        }
-        // The battery heater runs in eclipse, when the pack cools down.
-        orbit
-            .sunlit
-            .map_connect(|sunlit| !sunlit, Load::ports().switch, &battery_heater_mb);
-        // Only sunrises start an observation plan.
-        orbit.sunlit.filter_map_connect(
-            |sunlit| sunlit.then_some(()),
-            Sequencer::ports().sunrise,
-            &sequencer_mb,
-        );
+        sat.connect_sun(&mut orbit.sunlit);
+        let transitions = EventQueue::new();
         orbit.sunlit.connect_sink(&transitions);
-
-        let mut sequencer =
-            Sequencer::new(Duration::from_secs(10 * 60), Duration::from_secs(20 * 60));
-        sequencer.payload.connect(Load::ports().switch, &payload_mb);
-
-        let battery = Battery::new(config.battery, config.initial_soc);
         let telemetry = EventQueue::new();
-        let mut bus = PowerBus::new(&battery_mb.address());
-        for wing in &wings_mb {
-            bus.solar.connect(SolarArray::ports().current, wing);
-        }
-        for load in [
-            &avionics_mb,
-            &payload_mb,
-            &battery_heater_mb,
-            &survival_heater_mb,
-        ] {
-            bus.loads.connect(Load::ports().current, load);
-        }
-        bus.telemetry.connect_sink(&telemetry);
+        sat.power.telemetry().connect_sink(&telemetry);
 
-        let bus_addr = bus_mb.address();
-        let battery_addr = battery_mb.address();
-        let survival_addr = survival_heater_mb.address();
-        let [wing_a, wing_b] = wings_mb;
+        let endpoints = Endpoints {
+            sample: sat.power.sample(),
+            ledger: sat.power.ledger(),
+            battery_report: sat.power.battery_report(),
+        };
+        let survival_heater = sat.thermal.survival_heater();
         let simu = SimInit::new()
             .with_threads(config.threads)
-            .add_model(orbit, orbit_mb, "orbit")
-            .add_model(SolarArray::new(0.4, 0.28), wing_a, "solar wing +Y")
-            .add_model(SolarArray::new(0.4, 0.28), wing_b, "solar wing -Y")
-            .add_model(battery, battery_mb, "battery")
-            .add_model(bus, bus_mb, "power bus")
-            .add_model(sequencer, sequencer_mb, "sequencer")
-            .add_model(avionics(), avionics_mb, "avionics")
-            .add_model(payload(), payload_mb, "payload")
-            .add_model(battery_heater(), battery_heater_mb, "battery heater")
-            .add_model(survival_heater(), survival_heater_mb, "survival heater")
+            .add_model(orbit, Mailbox::new(), "orbit")
+            .add_composite(sat, "sat")
             .init(SimTime::ZERO)?;
-        schedule_survival_heater(&simu.scheduler(), &survival_addr)?;
+        schedule_survival_heater(&simu.scheduler(), &survival_heater)?;
 
         Ok(PowerBench {
             simu,
             config,
             done: 0,
-            bus: bus_addr,
-            battery: battery_addr,
+            endpoints,
             transitions,
             telemetry,
         })
@@ -740,14 +714,18 @@ impl PowerBench {
     pub fn finish(mut self) -> Result<PowerRun, SimulationError> {
         // One last sample now settles the interval since the previous one,
         // so the ledgers cover the run exactly.
-        self.simu
-            .process_event(PowerBus::ports().sample, (), &self.bus)?;
+        let Endpoints {
+            sample,
+            ledger,
+            battery_report,
+        } = &self.endpoints;
+        self.simu.process(sample.event(()))?;
         let bus = self
             .simu
-            .process_query(PowerBus::ports().ledger, (), &self.bus)?;
-        let battery = self
-            .simu
-            .process_query(Battery::ports().report, (), &self.battery)?;
+            .process_query(ledger.port(), (), ledger.address())?;
+        let battery =
+            self.simu
+                .process_query(battery_report.port(), (), battery_report.address())?;
         let samples = self.telemetry.take_all();
         let eclipses = self.transitions.take_all().iter().filter(|&&s| !s).count();
         let eclipse_time_s = eclipse_time(&samples);
@@ -807,13 +785,13 @@ fn survival_heater() -> Load {
 /// kept by the bench: two periodic events, one to switch on, one off.
 fn schedule_survival_heater(
     scheduler: &Scheduler,
-    heater: &Address<Load>,
+    heater: &InputRef<Load, bool>,
 ) -> Result<(), SchedulingError> {
     let period = Duration::from_secs(30 * 60);
     let on_at = SimTime::from_secs(10 * 60);
     let off_at = SimTime::from_secs(20 * 60);
-    scheduler.schedule_periodic(on_at, period, Load::ports().switch, true, heater)?;
-    scheduler.schedule_periodic(off_at, period, Load::ports().switch, false, heater)?;
+    scheduler.schedule_periodic(on_at, period, heater.port(), true, heater.address())?;
+    scheduler.schedule_periodic(off_at, period, heater.port(), false, heater.address())?;
     Ok(())
 }
 

@@ -88,6 +88,12 @@ impl Workload {
                 Engine::Nexosim,
                 Engine::Tokio,
             ],
+            Workload::Ring | Workload::Scale => &[
+                Engine::Causim,
+                Engine::CausimComposite,
+                Engine::Nexosim,
+                Engine::Tokio,
+            ],
             _ => &[Engine::Causim, Engine::Nexosim, Engine::Tokio],
         }
     }

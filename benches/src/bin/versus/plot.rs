@@ -74,6 +74,7 @@ fn colour(engine: Engine) -> &'static str {
     match engine {
         Engine::Causim => "#1f77b4",
         Engine::CausimHand => "#17becf",
+        Engine::CausimComposite => "#9467bd",
         Engine::Nexosim => "#ff7f0e",
         Engine::Tokio => "#2ca02c",
     }

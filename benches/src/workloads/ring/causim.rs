@@ -55,3 +55,99 @@ pub fn run(models: usize, hops: u64, threads: usize) -> (u64, Duration) {
     drop(simu);
     (tally::read(&total), elapsed)
 }
+
+/// Links per sector in the composite build.
+const SECTOR: usize = 10;
+
+/// A run of links in a row, added as one composite: it exposes its first
+/// link's input and its last link's output.
+struct Sector {
+    /// The links and their mailboxes, in ring order.
+    links: Vec<(Link, Mailbox<Link>)>,
+}
+
+impl Sector {
+    /// A sector of the links whose mailboxes are `mailboxes`, each link
+    /// connected to the next.
+    fn new(mailboxes: Vec<Mailbox<Link>>, total: &std::sync::Arc<std::sync::atomic::AtomicU64>) -> Self {
+        let links: Vec<Link> = (0..mailboxes.len())
+            .map(|i| {
+                let mut next = Output::new();
+                if let Some(following) = mailboxes.get(i + 1) {
+                    next.connect(Link::ports().token, following);
+                }
+                Link {
+                    next,
+                    hops: Tally::new(total),
+                }
+            })
+            .collect();
+        let links = links.into_iter().zip(mailboxes).collect();
+        Sector { links }
+    }
+
+    /// Exposed: the first link's input.
+    fn input(&self) -> causim::ports::InputRef<Link, u64> {
+        causim::ports::InputRef::new(Link::ports().token, &self.links[0].1)
+    }
+
+    /// Exposed: the last link's output.
+    fn out(&mut self) -> &mut Output<u64> {
+        &mut self.links.last_mut().expect("a sector has links").0.next
+    }
+}
+
+impl Composite for Sector {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        for (i, (link, mailbox)) in self.links.into_iter().enumerate() {
+            cx.add_model(link, mailbox, format!("l{i}"));
+        }
+    }
+}
+
+/// The whole ring as one composite of sectors.
+struct Ring {
+    sectors: Vec<Sector>,
+}
+
+impl Composite for Ring {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        for (i, sector) in self.sectors.into_iter().enumerate() {
+            cx.add_composite(sector, format!("s{i}"));
+        }
+    }
+}
+
+/// [`run`], with the same ring built from composites: sectors of ten links
+/// inside one ring composite (paths `ring/s12/l3`). The connections are
+/// the same, so the hops must cost the same. The mailboxes are made first,
+/// in ring order, as [`run`] makes them: on a ring too large for the
+/// caches, the order in which a build allocates decides how well a hop's
+/// memory is prefetched, and the comparison is about composites, not
+/// about allocation order (see docs/benchmarks.md, "Composites").
+pub fn run_composite(models: usize, hops: u64, threads: usize) -> (u64, Duration) {
+    let total = tally::total();
+    let mut mailboxes = (0..models).map(|_| Mailbox::new()).collect::<Vec<_>>().into_iter();
+    let mut sectors: Vec<Sector> = Vec::with_capacity(models.div_ceil(SECTOR));
+    while mailboxes.len() > 0 {
+        let sector = mailboxes.by_ref().take(SECTOR).collect();
+        sectors.push(Sector::new(sector, &total));
+    }
+    let inputs: Vec<_> = sectors.iter().map(Sector::input).collect();
+    let count = sectors.len();
+    for (i, sector) in sectors.iter_mut().enumerate() {
+        sector.out().connect_to(&inputs[(i + 1) % count]);
+    }
+    let mut simu = SimInit::new()
+        .with_threads(threads)
+        .add_composite(Ring { sectors }, "ring")
+        .init(SimTime::ZERO)
+        .expect("ring init");
+    simu.scheduler()
+        .schedule_event(SimTime::from_secs(1), inputs[0].event(hops))
+        .expect("t1 is in the future");
+    let (result, elapsed) = time(|| simu.step());
+    result.expect("ring step");
+    drop(simu);
+    (tally::read(&total), elapsed)
+}
