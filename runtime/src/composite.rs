@@ -168,7 +168,11 @@ impl<'a> BuildContext<'a> {
     }
 
     /// Adds a nested composite named `name`, under this composite's path.
-    pub fn add_composite<C: Composite>(&mut self, composite: C, name: impl AsRef<str>) -> &mut Self {
+    pub fn add_composite<C: Composite>(
+        &mut self,
+        composite: C,
+        name: impl AsRef<str>,
+    ) -> &mut Self {
         self.bench
             .insert_composite(Some(&self.path), composite, name.as_ref());
         self

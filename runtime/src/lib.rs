@@ -35,6 +35,7 @@ mod name;
 mod poll_report;
 pub mod ports;
 mod prefetch;
+pub mod realtime;
 pub mod scheduler;
 pub mod simulation;
 pub(crate) mod sync;

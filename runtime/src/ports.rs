@@ -19,7 +19,7 @@ mod exposed;
 pub(crate) mod fanout;
 mod input;
 mod output;
-mod reply;
+pub(crate) mod reply;
 mod requestor;
 mod sink;
 mod source;

@@ -16,6 +16,7 @@
 
 mod error;
 mod init;
+mod live;
 
 use std::any::Any;
 use std::cell::Cell;
@@ -73,6 +74,9 @@ pub struct Simulation {
     pending_unbound: Option<(Option<Arc<str>>, Misaddressed)>,
     /// Zero-delay rounds allowed in one time step.
     pub(crate) zero_delay_rounds: usize,
+    /// Pacing, ticker and injected input, for a live simulation (see
+    /// `live.rs`); `None` keeps the plain loops.
+    pub(crate) live: Option<Box<live::Live>>,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
@@ -94,6 +98,7 @@ impl Simulation {
             returning: ReturningBox::default(),
             pending_unbound: None,
             zero_delay_rounds: usize::MAX,
+            live: None,
             not_sync: PhantomData,
             _owner: Owner::new(core),
         }
@@ -134,6 +139,9 @@ impl Simulation {
     /// scheduled time and processes everything that happens then. Does
     /// nothing if no event is scheduled.
     pub fn step(&mut self) -> Result<(), SimulationError> {
+        if self.is_live() {
+            return self.live_steps(live::Reach::Step);
+        }
         self.check_usable()?;
         let _driving = self.drive();
         let _bench = self.enter();
@@ -155,6 +163,9 @@ impl Simulation {
                 now,
                 requested: time,
             });
+        }
+        if self.is_live() {
+            return self.live_steps(live::Reach::Until(time));
         }
         let deadline = self.deadline();
         let _driving = self.drive();
@@ -191,8 +202,13 @@ impl Simulation {
     /// Processes time steps until nothing is scheduled.
     ///
     /// With periodic events this never ends by itself: bound it with
-    /// [`step_until`](Simulation::step_until), a halt or a timeout.
+    /// [`step_until`](Simulation::step_until), a halt or a timeout. Nor
+    /// does it with a ticker ([`SimInit::with_tick`]): a ticking
+    /// simulation runs until halted.
     pub fn run(&mut self) -> Result<(), SimulationError> {
+        if self.is_live() {
+            return self.live_steps(live::Reach::Run);
+        }
         self.check_usable()?;
         let deadline = self.deadline();
         let _driving = self.drive();

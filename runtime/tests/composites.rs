@@ -51,8 +51,11 @@ impl Stage {
 
 impl Composite for Stage {
     fn build(self, cx: &mut BuildContext<'_>) {
-        cx.add_model(self.fwd, self.fwd_mailbox, "fwd")
-            .add_model(self.rec, self.rec_mailbox, "rec");
+        cx.add_model(self.fwd, self.fwd_mailbox, "fwd").add_model(
+            self.rec,
+            self.rec_mailbox,
+            "rec",
+        );
     }
 }
 
@@ -173,11 +176,11 @@ fn models_in_nested_composites_have_paths_and_exposed_ports_connect_through() {
     let ask = sys.ask();
     let input = sys.input();
 
-    let mut simu = start(
-        sim_init()
-            .add_composite(sys, "sys")
-            .add_model(Replier::new(|x: u32| x + 1), extra, "extra"),
-    );
+    let mut simu = start(sim_init().add_composite(sys, "sys").add_model(
+        Replier::new(|x: u32| x + 1),
+        extra,
+        "extra",
+    ));
 
     simu.process(source.event(1)).unwrap();
     simu.process(filtered.event(3)).unwrap(); // filtered out
@@ -199,7 +202,10 @@ fn models_in_nested_composites_have_paths_and_exposed_ports_connect_through() {
     );
 
     simu.process(ask.event(7)).unwrap();
-    assert_eq!(replies.pairs(), vec![("sys/asker".to_string(), vec![14, 8])]);
+    assert_eq!(
+        replies.pairs(),
+        vec![("sys/asker".to_string(), vec![14, 8])]
+    );
     assert_eq!(simu.process_query_from(&mut query, 2).unwrap(), vec![4, 60]);
     assert_eq!(input.address().name(), Some("sys/pipe/a/fwd"));
     assert_eq!(ask.address().name(), Some("sys/asker"));
@@ -292,7 +298,10 @@ fn a_bench_built_with_composites_behaves_as_the_same_bench_built_flat() {
     for (i, at) in [3, 1, 2, 2, 5].into_iter().enumerate() {
         let value = u32::try_from(i).unwrap();
         scheduler
-            .schedule_event(t(at), Event::new(Forwarder::ports().input, value, &flat_input))
+            .schedule_event(
+                t(at),
+                Event::new(Forwarder::ports().input, value, &flat_input),
+            )
             .unwrap();
         nested_scheduler
             .schedule_event(t(at), input.event(value))
@@ -505,7 +514,11 @@ fn generic_composites_nest_and_name_their_type_with_parameters() {
     word_models.sort();
     assert_eq!(
         word_models,
-        ["banks/words/cell0", "banks/words/cell1", "banks/words/cell2"]
+        [
+            "banks/words/cell0",
+            "banks/words/cell1",
+            "banks/words/cell2"
+        ]
     );
 }
 
@@ -700,6 +713,7 @@ fn a_required_port_left_open_inside_a_composite_is_named_by_its_path() {
         name: "thermal",
     };
     let error = init_error(sim_init().add_composite(sys, "sat"));
+    let _no_inputs = Sensor::ports();
     assert_eq!(
         error,
         SimulationError::MissingConnections(vec![MissingConnection {

@@ -62,7 +62,11 @@ impl ElectricalPower {
                 .solar
                 .connect(SolarArray::ports().current, &wing.mailbox);
         }
-        ElectricalPower { wings, battery, bus }
+        ElectricalPower {
+            wings,
+            battery,
+            bus,
+        }
     }
 
     /// Exposed: each wing's sun input.

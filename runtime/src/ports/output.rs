@@ -5,8 +5,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::fanout::{Fanout, FanoutSend};
 use super::exposed::InputRef;
+use super::fanout::{Fanout, FanoutSend};
 use super::input::InputFor;
 use super::sink::Sink;
 use crate::mailbox::{IntoAddress, WaitTicket};

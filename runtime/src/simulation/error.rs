@@ -142,6 +142,18 @@ pub enum SimulationError {
         /// The replier port.
         port: &'static str,
     },
+    /// A paced simulation reached a time step later, on its wall clock,
+    /// than its [`Lateness`](crate::realtime::Lateness) policy accepts.
+    /// Not fatal: the step has not run, and the next call paces afresh
+    /// from its own start.
+    OutOfSync {
+        /// The time of the step that was late.
+        time: SimTime,
+        /// How late it was, in wall time.
+        lag: Duration,
+    },
+    /// `SimInit::with_tick` was given a zero period.
+    InvalidTick,
     /// Required ports were left unconnected.
     MissingConnections(Vec<MissingConnection>),
     /// Two parts of one level of the bench (two models, two composites,
@@ -301,6 +313,14 @@ impl fmt::Display for SimulationError {
             } => write!(
                 f,
                 "replier `{port}` of model `{model}` ({model_type}) did not reply to the bench query"
+            ),
+            SimulationError::OutOfSync { time, lag } => write!(
+                f,
+                "the simulation is out of sync with its clock: the step at {time} started \
+                 {lag:?} after its wall deadline, more than the lateness policy accepts"
+            ),
+            SimulationError::InvalidTick => f.write_str(
+                "a ticker needs a period longer than zero (`SimInit::with_tick`)",
             ),
             SimulationError::MissingConnections(missing) => {
                 f.write_str("required ports left unconnected: ")?;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::{MissingConnection, SimulationError};
+use super::live::Live;
 use super::Simulation;
 use crate::composite::{BuildContext, Composite};
 use crate::context::Context;
@@ -13,6 +14,7 @@ use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
 use crate::mailbox::Mailbox;
 use crate::model::{run_model, Model};
 use crate::name::Name;
+use crate::realtime::{AppliedInput, Clock, Lateness, Pacer};
 use crate::scheduler::SchedulerCore;
 use crate::time::SimTime;
 
@@ -54,6 +56,14 @@ pub struct SimInit {
     threads: usize,
     /// Zero-delay rounds allowed in one time step.
     zero_delay_rounds: usize,
+    /// The clock a paced simulation follows.
+    clock: Option<Box<dyn Clock>>,
+    /// What a paced simulation does with late steps.
+    lateness: Lateness,
+    /// The ticker's period.
+    tick: Option<Duration>,
+    /// Receives every injected input a step applies.
+    input_log: Option<Box<dyn FnMut(AppliedInput) + Send>>,
 }
 
 impl SimInit {
@@ -68,6 +78,10 @@ impl SimInit {
             timeout: None,
             threads: default_threads(),
             zero_delay_rounds: DEFAULT_ZERO_DELAY_ROUNDS,
+            clock: None,
+            lateness: Lateness::default(),
+            tick: None,
+            input_log: None,
         }
     }
 
@@ -78,6 +92,53 @@ impl SimInit {
     /// loop. `0` refuses every zero-delay round.
     pub fn with_zero_delay_rounds(mut self, rounds: usize) -> Self {
         self.zero_delay_rounds = rounds;
+        self
+    }
+
+    /// Paces the simulation on `clock`: before each time step, it waits
+    /// until the wall time of that step, the simulated time since the
+    /// first paced step divided by the clock's speed. A step reached late
+    /// is handled by the [`Lateness`] policy
+    /// ([`with_lateness`](Self::with_lateness)). Without a clock (the
+    /// default) the simulation runs as fast as it can.
+    ///
+    /// ```
+    /// # use causim::prelude::*;
+    /// use causim::realtime::SystemClock;
+    /// let simu = SimInit::new()
+    ///     .with_clock(SystemClock::with_speed(10.0).expect("a valid speed"))
+    ///     .init(SimTime::ZERO)?;
+    /// # drop(simu);
+    /// # Ok::<(), SimulationError>(())
+    /// ```
+    pub fn with_clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Some(Box::new(clock));
+        self
+    }
+
+    /// What a paced simulation does with a step it reaches after its wall
+    /// deadline: [`Lateness::Error`] with a 20 ms tolerance by default.
+    pub fn with_lateness(mut self, lateness: Lateness) -> Self {
+        self.lateness = lateness;
+        self
+    }
+
+    /// Adds a ticker: a time step every `period` of simulated time (on
+    /// the multiples of `period`), even when nothing is scheduled, so that
+    /// injected input is applied promptly. A ticking simulation's `run`
+    /// goes on until halted. Meant for paced simulations; without a clock
+    /// the ticks come as fast as the machine goes. A zero period is
+    /// refused by `init` ([`SimulationError::InvalidTick`]).
+    pub fn with_tick(mut self, period: Duration) -> Self {
+        self.tick = Some(period);
+        self
+    }
+
+    /// Hands every injected input to `log` as a step applies it, with the
+    /// step's time and the input's place in it, if the input was injected
+    /// with a record (the `session` feature's logging injector makes one).
+    pub fn with_input_log(mut self, log: impl FnMut(AppliedInput) + Send + 'static) -> Self {
+        self.input_log = Some(Box::new(log));
         self
     }
 
@@ -282,9 +343,17 @@ impl SimInit {
         if !self.missing.is_empty() {
             return Err(SimulationError::MissingConnections(self.missing));
         }
+        if self.tick == Some(Duration::ZERO) {
+            return Err(SimulationError::InvalidTick);
+        }
         self.core.start_at(start);
         let mut simulation = Simulation::new(self.core, self.timeout, self.threads);
         simulation.zero_delay_rounds = self.zero_delay_rounds;
+        let lateness = self.lateness;
+        let pacer = self.clock.map(|clock| Pacer::new(clock, lateness));
+        if pacer.is_some() || self.tick.is_some() || self.input_log.is_some() {
+            simulation.live = Some(Box::new(Live::new(pacer, self.tick, self.input_log)));
+        }
         for model in self.models {
             simulation.executor.spawn(model.future, model.probe);
         }
@@ -321,6 +390,9 @@ impl fmt::Debug for SimInit {
             .field("timeout", &self.timeout)
             .field("threads", &self.threads)
             .field("zero_delay_rounds", &self.zero_delay_rounds)
+            .field("paced", &self.clock.is_some())
+            .field("lateness", &self.lateness)
+            .field("tick", &self.tick)
             .finish()
     }
 }

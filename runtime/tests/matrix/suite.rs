@@ -34,6 +34,8 @@ mod misaddressed;
 mod ordering;
 #[path = "../panic.rs"]
 mod panic;
+#[path = "../realtime.rs"]
+mod realtime;
 #[path = "../requests.rs"]
 mod requests;
 #[path = "../same_time.rs"]

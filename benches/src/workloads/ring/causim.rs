@@ -69,7 +69,10 @@ struct Sector {
 impl Sector {
     /// A sector of the links whose mailboxes are `mailboxes`, each link
     /// connected to the next.
-    fn new(mailboxes: Vec<Mailbox<Link>>, total: &std::sync::Arc<std::sync::atomic::AtomicU64>) -> Self {
+    fn new(
+        mailboxes: Vec<Mailbox<Link>>,
+        total: &std::sync::Arc<std::sync::atomic::AtomicU64>,
+    ) -> Self {
         let links: Vec<Link> = (0..mailboxes.len())
             .map(|i| {
                 let mut next = Output::new();
@@ -127,7 +130,10 @@ impl Composite for Ring {
 /// about allocation order (see docs/benchmarks.md, "Composites").
 pub fn run_composite(models: usize, hops: u64, threads: usize) -> (u64, Duration) {
     let total = tally::total();
-    let mut mailboxes = (0..models).map(|_| Mailbox::new()).collect::<Vec<_>>().into_iter();
+    let mut mailboxes = (0..models)
+        .map(|_| Mailbox::new())
+        .collect::<Vec<_>>()
+        .into_iter();
     let mut sectors: Vec<Sector> = Vec::with_capacity(models.div_ceil(SECTOR));
     while mailboxes.len() > 0 {
         let sector = mailboxes.by_ref().take(SECTOR).collect();
