@@ -165,7 +165,7 @@ fn models_in_nested_composites_have_paths_and_exposed_ports_connect_through() {
     let mut source = EventSource::new();
     source.connect_to(&sys.input());
     let mut filtered = EventSource::new();
-    filtered.filter_map_connect_to(|x: u32| (x % 2 == 0).then_some(x), &sys.input());
+    filtered.filter_map_connect_to(|x: u32| x.is_multiple_of(2).then_some(x), &sys.input());
     let mut query = QuerySource::new();
     query.connect_to(&sys.doubler());
     query.map_connect_to(|x: u32| x + 1, &sys.doubler(), |r| r * 10);
@@ -318,9 +318,12 @@ fn a_bench_built_with_composites_behaves_as_the_same_bench_built_flat() {
 // Names
 // ---------------------------------------------------------------------------
 
+/// A recorder to add under a name.
+type Part = (&'static str, Recorder<u32>, Mailbox<Recorder<u32>>);
+
 /// A composite holding the recorders it is given, under the names given.
 struct Group {
-    parts: Vec<(&'static str, Recorder<u32>, Mailbox<Recorder<u32>>)>,
+    parts: Vec<Part>,
     groups: Vec<(&'static str, Group)>,
 }
 
