@@ -13,10 +13,14 @@
 //!   a daily setpoint schedule.
 //! - [`coffee`]: a coffee machine as a state machine driven by keyed,
 //!   cancellable timeouts.
+//! - [`hil`]: hardware in the loop: on-board software and a spacecraft
+//!   paced to the wall clock, commanded over UDP by a ground station
+//!   thread, the session logged and replayed exactly.
 //! - [`output`]: what the binaries share: command-line options, where
 //!   files go, CSV, SVG plots and the progress bar.
 
 pub mod coffee;
+pub mod hil;
 pub mod output;
 pub mod power;
 pub mod thermostat;
