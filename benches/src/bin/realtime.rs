@@ -19,18 +19,50 @@
 //! Percentiles over all samples; the machine's load average is printed
 //! with them, since a busy machine delays threads.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use causim::ports::InputRef;
 use causim::prelude::*;
-use causim::realtime::{Lateness, SystemClock};
+use causim::realtime::{Clock, Lateness, SystemClock};
+
+/// The system clock, noting the wall time at which the pacing anchored
+/// (its first reading), so that the probe knows each step's exact wall
+/// deadline.
+struct AnchoredClock {
+    /// The clock paced on.
+    inner: SystemClock,
+    /// Where `inner` counts from.
+    origin: Instant,
+    /// The first reading: the pacing's anchor.
+    anchor: Arc<OnceLock<Duration>>,
+}
+
+impl Clock for AnchoredClock {
+    fn now(&self) -> Duration {
+        let now = self.origin.elapsed();
+        self.anchor.get_or_init(|| now);
+        now
+    }
+
+    fn sleep_until(&self, wall: Duration) {
+        let target = self.origin + wall;
+        self.inner
+            .sleep_until(target.saturating_duration_since(Instant::now()) + self.inner.now());
+    }
+
+    fn speed(&self) -> f64 {
+        1.0
+    }
+}
 
 /// Notes wall-time delays, in microseconds.
 #[model]
 struct Probe {
-    /// When simulated time zero was on the wall clock.
+    /// The paced clock's origin and anchor: simulated time zero is at
+    /// `origin + anchor` on the wall clock.
     origin: Instant,
+    anchor: Arc<OnceLock<Duration>>,
     /// The delays noted.
     delays: Arc<Mutex<Vec<f64>>>,
 }
@@ -40,7 +72,8 @@ impl Probe {
     /// A periodic wake-up: how late is it against its wall deadline?
     #[input]
     fn tick(&mut self, cx: &mut Context<Self>) {
-        let deadline = self.origin + cx.time().since_epoch();
+        let anchor = self.anchor.get().copied().unwrap_or_default();
+        let deadline = self.origin + anchor + cx.time().since_epoch();
         let late = Instant::now().saturating_duration_since(deadline);
         self.delays.lock().unwrap().push(late.as_secs_f64() * 1e6);
     }
@@ -89,6 +122,7 @@ fn probe_bench(init: SimInit) -> ProbeBench {
     let count = InputRef::new(Probe::ports().count, &mailbox);
     let probe = Probe {
         origin: Instant::now(),
+        anchor: Arc::default(),
         delays: delays.clone(),
     };
     let simu = init
@@ -105,20 +139,22 @@ fn probe_bench(init: SimInit) -> ProbeBench {
 }
 
 fn lateness(seconds: u64) {
-    // The probe's origin is set just before the run: the pacing anchors
-    // when the call starts, a few microseconds later (which makes the
-    // figures slightly pessimistic).
     let delays = Arc::new(Mutex::new(Vec::new()));
     let mailbox = Mailbox::new();
     let tick = InputRef::new(Probe::ports().tick, &mailbox);
-    let origin = Instant::now();
+    let clock = AnchoredClock {
+        inner: SystemClock::real_time(),
+        origin: Instant::now(),
+        anchor: Arc::default(),
+    };
     let probe = Probe {
-        origin,
+        origin: clock.origin,
+        anchor: clock.anchor.clone(),
         delays: delays.clone(),
     };
     let mut simu = SimInit::new()
         .with_threads(1)
-        .with_clock(SystemClock::real_time())
+        .with_clock(clock)
         .with_lateness(Lateness::CatchUp)
         .with_tick(Duration::from_millis(1))
         .add_model(probe, mailbox, "probe")
@@ -133,11 +169,8 @@ fn lateness(seconds: u64) {
             tick.address(),
         )
         .expect("in the future");
-    // Anchor the wall clock to the probe's origin as closely as we can.
-    let skew = origin.elapsed();
     simu.step_until(SimTime::from_secs(seconds))
         .expect("paced run");
-    println!("(probe origin to run start: {skew:?})");
     percentiles(
         &format!("step lateness at 1 kHz, {seconds} s real time"),
         delays.lock().unwrap().clone(),
