@@ -10,7 +10,9 @@
 //   promise, not the multi-threaded executor's;
 // - `causal_props.rs`: runs every bench on 1, 2 and 4 threads itself;
 // - `macro_vs_hand.rs`: compares generated with hand-written models, not
-//   executors (and builds its benches without `common::sim_init`).
+//   executors (and builds its benches without `common::sim_init`);
+// - `session.rs`: runs each live session on 1 and 2 threads itself and
+//   replays it on one thread, as a replay always runs.
 // `matrix_is_complete` (in `mt2.rs`) fails when a new test file is neither
 // listed here nor above.
 
@@ -62,5 +64,6 @@ pub const NOT_IN_MATRIX: &[&str] = &[
     "macro_vs_hand.rs",
     "mt2.rs",
     "mt4.rs",
+    "session.rs",
     "stress.rs",
 ];
