@@ -32,7 +32,7 @@ pub enum PortKind {
     Replier,
     /// An `Output<T>` field.
     Output,
-    /// A `Requestor<T, R>` field.
+    /// A `Requestor<T, R>` or `UniRequestor<T, R>` field.
     Requestor,
 }
 
@@ -65,7 +65,7 @@ pub struct Settings {
 pub struct SendPort<'a> {
     /// The field's name.
     pub ident: &'a Ident,
-    /// `Output` or `Requestor`.
+    /// `Output` or `Requestor` (a `UniRequestor` is a requestor).
     pub kind: PortKind,
     /// The payload or request type, as written.
     pub payload: &'a Type,

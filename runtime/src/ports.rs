@@ -11,9 +11,11 @@
 //! checked at compile time: the payload, request and reply types and the
 //! model of the mailbox must all agree with the port.
 
+mod adapt;
 pub(crate) mod event;
 pub(crate) mod fanout;
 mod input;
+pub(crate) mod link;
 mod output;
 mod reply;
 mod requestor;
@@ -22,8 +24,10 @@ mod source;
 pub(crate) mod target;
 
 pub use input::{InputFor, InputPort, OwnInput, ReplierFor, ReplierPort};
+pub use link::{ConnectionList, Mapping, SendingPort};
 pub use output::{Output, OutputSend};
 pub use reply::ReplySender;
 pub use requestor::{Requestor, UniRequestor};
+pub(crate) use sink::sink_key;
 pub use sink::{EventQueue, EventSlot, Sink};
 pub use source::{EventSource, QuerySource};

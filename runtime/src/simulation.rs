@@ -73,6 +73,8 @@ pub struct Simulation {
     pending_unbound: Option<(Option<Arc<str>>, Misaddressed)>,
     /// Zero-delay rounds allowed in one time step.
     pub(crate) zero_delay_rounds: usize,
+    /// What the bench is made of, for its topology (`crate::topology`).
+    pub(crate) topology: crate::topology::Recorder,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
@@ -94,6 +96,7 @@ impl Simulation {
             returning: ReturningBox::default(),
             pending_unbound: None,
             zero_delay_rounds: usize::MAX,
+            topology: Default::default(),
             not_sync: PhantomData,
             _owner: Owner::new(core),
         }

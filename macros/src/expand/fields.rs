@@ -1,7 +1,8 @@
 //! The struct half of `#[model]`: what the fields say about sending ports.
 //!
-//! Generates `impl ModelFields` (the outputs' and requestors' metadata and
-//! the required-connection check) and, for a non-generic model, a check
+//! Generates `impl ModelFields` (the outputs' and requestors' metadata, the
+//! required-connection check and the listing of their connections for the
+//! topology export) and, for a non-generic model, a check
 //! that the impl half exists.
 
 use proc_macro2::TokenStream;
@@ -26,6 +27,7 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
         .collect();
     let outputs = port_list(!params.is_empty(), "outputs", metadata);
     let checks = required_checks(model);
+    let listing = connection_listing(model);
     let require_model = require_model(model);
 
     quote! {
@@ -43,6 +45,10 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
                     missing: &mut Vec<&'static causim::PortMetadata>,
                 ) {
                     #checks
+                }
+
+                fn list_connections(&self, list: &mut causim::ConnectionList) {
+                    #listing
                 }
             }
 
@@ -115,6 +121,20 @@ fn required_checks(model: &ModelStruct<'_>) -> TokenStream {
     } else {
         quote!(#(#checks)*)
     }
+}
+
+/// The body of `list_connections`: one `list.port("name", &self.name)`
+/// per output or requestor, in declaration order.
+fn connection_listing(model: &ModelStruct<'_>) -> TokenStream {
+    if model.ports.is_empty() {
+        return quote!(let _ = list;);
+    }
+    let calls = model.ports.iter().map(|port| {
+        let field = port.ident;
+        let name = port_name(field);
+        quote!(list.port(#name, &self.#field);)
+    });
+    quote!(#(#calls)*)
 }
 
 /// `const _: fn() = causim::require_model::<Thermostat>;`, for a

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::event::Event;
 use super::fanout::Fanout;
 use super::input::{InputFor, ReplierFor};
+use super::link::{ConnectionList, SendingPort};
 use super::requestor::Requestor;
 use super::target::Target;
 use crate::mailbox::IntoAddress;
@@ -80,6 +81,11 @@ impl<T: Clone + Send + 'static> EventSource<T> {
     pub(crate) fn targets(&self) -> &[Arc<dyn Target<T>>] {
         self.fanout.targets()
     }
+
+    /// Lists the connections, for the topology export (cold).
+    pub(crate) fn list_links(&self, list: &mut ConnectionList) {
+        self.fanout.list_links("", list);
+    }
 }
 
 impl<T: Clone + Send + 'static> Default for EventSource<T> {
@@ -136,6 +142,11 @@ impl<T: Clone + Send + 'static, R: Send + 'static> QuerySource<T, R> {
     /// True if at least one connection was made.
     pub fn is_connected(&self) -> bool {
         self.requestor.is_connected()
+    }
+
+    /// Lists the connections, for the topology export (cold).
+    pub(crate) fn list_links(&self, list: &mut ConnectionList) {
+        self.requestor.list_links("", list);
     }
 }
 

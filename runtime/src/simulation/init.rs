@@ -14,6 +14,7 @@ use crate::model::{run_model, Model};
 use crate::name::Name;
 use crate::scheduler::SchedulerCore;
 use crate::time::SimTime;
+use crate::topology::Recorder;
 
 /// A model added to the bench, waiting for `init`.
 struct PendingModel {
@@ -51,6 +52,8 @@ pub struct SimInit {
     threads: usize,
     /// Zero-delay rounds allowed in one time step.
     zero_delay_rounds: usize,
+    /// What the bench is made of, for its topology (`crate::topology`).
+    pub(crate) topology: Recorder,
 }
 
 impl SimInit {
@@ -65,6 +68,7 @@ impl SimInit {
             timeout: None,
             threads: default_threads(),
             zero_delay_rounds: DEFAULT_ZERO_DELAY_ROUNDS,
+            topology: Recorder::default(),
         }
     }
 
@@ -176,6 +180,7 @@ impl SimInit {
             self.duplicate = Some(name.to_string());
         }
         self.record_missing_connections(&model, &name);
+        self.topology.record_model(&model, &mailbox, &name);
         mailbox.channel().bind(name, self.core.bench);
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
@@ -217,6 +222,7 @@ impl SimInit {
         self.core.start_at(start);
         let mut simulation = Simulation::new(self.core, self.timeout, self.threads);
         simulation.zero_delay_rounds = self.zero_delay_rounds;
+        simulation.topology = self.topology;
         for model in self.models {
             simulation.executor.spawn(model.future, model.probe);
         }
