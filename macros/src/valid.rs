@@ -67,6 +67,8 @@ pub struct SendPort<'a> {
     pub ident: &'a Ident,
     /// `Output` or `Requestor` (a `UniRequestor` is a requestor).
     pub kind: PortKind,
+    /// The field's type, as written.
+    pub ty: &'a Type,
     /// The payload or request type, as written.
     pub payload: &'a Type,
     /// The reply type, for requestors.

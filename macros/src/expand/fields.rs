@@ -5,8 +5,9 @@
 //! topology export) and, for a non-generic model, a check
 //! that the impl half exists.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 
 use super::{option, port_list, type_name_expr, type_params};
 use crate::names::port_name;
@@ -123,8 +124,15 @@ fn required_checks(model: &ModelStruct<'_>) -> TokenStream {
     }
 }
 
-/// The body of `list_connections`: one `list.port("name", &self.name)`
-/// per output or requestor, in declaration order.
+/// The body of `list_connections`: one `(&self.name).list_port("name",
+/// list)` per output or requestor, in declaration order.
+///
+/// Through `ListPort`, which falls back to `ListNoPort` for a field whose
+/// type is not a sending port (see the runtime's `__private::ListPort`),
+/// and spanned at the field's type: a port type that is not well-formed
+/// (an `Output<T>` whose `T` is not `Clone`) makes the field access fail
+/// with the error the field's declaration gets, at the same place, which
+/// the compiler then reports once.
 fn connection_listing(model: &ModelStruct<'_>) -> TokenStream {
     if model.ports.is_empty() {
         return quote!(let _ = list;);
@@ -132,9 +140,24 @@ fn connection_listing(model: &ModelStruct<'_>) -> TokenStream {
     let calls = model.ports.iter().map(|port| {
         let field = port.ident;
         let name = port_name(field);
-        quote!(list.port(#name, &self.#field);)
+        let (first, last) = first_and_last_spans(port.ty);
+        let mut args = Group::new(Delimiter::Parenthesis, quote_spanned!(last=> #name, list));
+        args.set_span(last);
+        quote_spanned!(first=> (&self.#field).list_port #args;)
     });
-    quote!(#(#calls)*)
+    quote! {
+        use causim::{ListNoPort as _, ListPort as _};
+        #(#calls)*
+    }
+}
+
+/// The spans of the first and the last token of `ty`: a call spanned from
+/// one to the other is reported where `ty` is written, as a whole.
+fn first_and_last_spans(ty: &syn::Type) -> (Span, Span) {
+    let tokens: Vec<_> = ty.to_token_stream().into_iter().collect();
+    let first = tokens.first().map_or_else(|| ty.span(), |t| t.span());
+    let last = tokens.last().map_or(first, |t| t.span());
+    (first, last)
 }
 
 /// `const _: fn() = causim::require_model::<Thermostat>;`, for a

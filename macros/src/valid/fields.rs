@@ -51,6 +51,7 @@ fn check_field<'a>(cx: &mut Ctxt, field: &ast::Field<'a>) -> Option<SendPort<'a>
     Some(SendPort {
         ident,
         kind,
+        ty: &field.field.ty,
         payload,
         reply,
         required: !field.required.is_empty(),

@@ -12,10 +12,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use super::input::InputFor;
-use super::sink::Sink;
 use super::adapt::{Direct, FilterMapped, Mapped};
+use super::input::InputFor;
 use super::link::ConnectionList;
+use super::sink::Sink;
 use super::target::{Check, ForeignInput, InputConnection, Target};
 use crate::mailbox::{IntoAddress, WaitTicket};
 

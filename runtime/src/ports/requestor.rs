@@ -4,8 +4,8 @@ use std::fmt;
 use std::future::poll_fn;
 use std::task::Poll;
 
-use super::input::ReplierFor;
 use super::adapt::{Direct, Mapped};
+use super::input::ReplierFor;
 use super::link::{ConnectionList, SendingPort};
 use super::target::{Check, ForeignReplier, ReplierConnection, ReplierTarget};
 use crate::mailbox::{IntoAddress, WaitTicket};

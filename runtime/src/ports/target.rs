@@ -339,7 +339,11 @@ where
 
 /// The model port `port` (of kind `kind`) of the mailbox at `address`, as
 /// a recipient.
-fn model_recipient<M: Model>(address: &Address<M>, port: &'static str, kind: PortKind) -> Recipient {
+fn model_recipient<M: Model>(
+    address: &Address<M>,
+    port: &'static str,
+    kind: PortKind,
+) -> Recipient {
     Recipient::Model {
         mailbox: MailboxKey::of(address),
         port,

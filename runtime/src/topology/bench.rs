@@ -56,7 +56,11 @@ impl SimInit {
     ///
     /// A sink that is connected but never named still appears, called
     /// after the first port connected to it (`path.port`).
-    pub fn add_sink<T: Send + 'static>(mut self, sink: &impl Sink<T>, name: impl Into<String>) -> Self {
+    pub fn add_sink<T: Send + 'static>(
+        mut self,
+        sink: &impl Sink<T>,
+        name: impl Into<String>,
+    ) -> Self {
         self.topology
             .record_sink(sink_key(sink), name.into(), short_type_name::<T>());
         self

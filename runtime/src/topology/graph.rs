@@ -206,7 +206,10 @@ impl Topology {
 
     /// The composites whose parent is `parent` (`None`: the top level), in
     /// order.
-    pub(crate) fn child_composites(&self, parent: Option<usize>) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn child_composites(
+        &self,
+        parent: Option<usize>,
+    ) -> impl Iterator<Item = usize> + '_ {
         (0..self.composites.len()).filter(move |&c| self.composites[c].parent == parent)
     }
 

@@ -105,7 +105,10 @@ impl Recorder {
     /// `/`, unless a deeper composite does.
     #[cfg_attr(
         not(test),
-        expect(dead_code, reason = "for composite models, which record themselves here")
+        expect(
+            dead_code,
+            reason = "for composite models, which record themselves here"
+        )
     )]
     pub(crate) fn record_composite(&mut self, path: &str, type_name: &'static str) {
         self.composites.push(CompositeRecord {

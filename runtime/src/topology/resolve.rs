@@ -12,8 +12,7 @@ use crate::model::PortKind;
 use crate::ports::link::{Link, MailboxKey, Recipient, SinkKey};
 
 use super::graph::{
-    CompositeNode, Connection, ConnectionKind, Endpoint, ModelNode, SinkNode, SourceNode,
-    Topology,
+    CompositeNode, Connection, ConnectionKind, Endpoint, ModelNode, SinkNode, SourceNode, Topology,
 };
 use super::record::Recorder;
 

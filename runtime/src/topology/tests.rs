@@ -156,19 +156,29 @@ fn spacecraft() -> Bench {
 
     let mut obc = Computer {
         read_level: Requestor::new(),
-        probe: UniRequestor::with_map(|()| (), Battery::ports().level, |v: f64| v as u8, battery_mb),
+        probe: UniRequestor::with_map(
+            |()| (),
+            Battery::ports().level,
+            |v: f64| v as u8,
+            battery_mb,
+        ),
         log: Output::new(),
     };
     obc.read_level.connect(Battery::ports().level, battery_mb);
     obc.log.connect_sink(&log);
-    obc.log.map_connect(|line| line, Ground::ports().telemetry, ground_mb);
+    obc.log
+        .map_connect(|line| line, Ground::ports().telemetry, ground_mb);
 
     let mut clock = EventSource::new();
     clock.connect(Computer::ports().tick, obc_mb);
     let mut heater_cmd = EventSource::new();
     heater_cmd.connect(Heater::ports().command, heater_mb);
     let mut sun = EventSource::new();
-    sun.map_connect(|w: u32| f64::from(w), SolarArray::ports().illuminate, array_mb);
+    sun.map_connect(
+        |w: u32| f64::from(w),
+        SolarArray::ports().illuminate,
+        array_mb,
+    );
     let mut level_probe = QuerySource::new();
     level_probe.connect(Battery::ports().level, battery_mb);
 
@@ -185,9 +195,11 @@ fn spacecraft() -> Bench {
         .add_event_source(&sun, "sun")
         .add_query_source(&level_probe, "level_probe")
         .add_sink(&bus_voltage, "bus_voltage");
-    init.topology.record_composite("sat/power", "PowerSubsystem");
+    init.topology
+        .record_composite("sat/power", "PowerSubsystem");
     init.topology.record_composite("sat", "Spacecraft");
-    init.topology.record_composite("sat/thermal", "ThermalSubsystem");
+    init.topology
+        .record_composite("sat/thermal", "ThermalSubsystem");
     Bench {
         init,
         log,
@@ -269,13 +281,22 @@ fn composites_are_nested_clusters_in_dot_and_mermaid() {
     let dot = topology.to_dot();
     let sat = dot.find("subgraph cluster_1 {").unwrap();
     let power = dot.find("subgraph cluster_0 {").unwrap();
-    let battery = dot.find(&format!("m{} [", model(&topology, "sat/power/battery"))).unwrap();
+    let battery = dot
+        .find(&format!("m{} [", model(&topology, "sat/power/battery")))
+        .unwrap();
     assert!(sat < power && power < battery, "{dot}");
     // The battery's cluster closes before the ground station, at top level.
-    let ground = dot.find(&format!("\n  m{} [", model(&topology, "ground"))).unwrap();
+    let ground = dot
+        .find(&format!("\n  m{} [", model(&topology, "ground")))
+        .unwrap();
     assert!(battery < ground);
     let mermaid = topology.to_mermaid();
-    assert!(mermaid.contains("  subgraph c1[\"sat (Spacecraft)\"]\n    subgraph c0[\"power (PowerSubsystem)\"]\n"), "{mermaid}");
+    assert!(
+        mermaid.contains(
+            "  subgraph c1[\"sat (Spacecraft)\"]\n    subgraph c0[\"power (PowerSubsystem)\"]\n"
+        ),
+        "{mermaid}"
+    );
 }
 
 #[test]
@@ -287,9 +308,21 @@ fn recipients_added_after_their_senders_are_resolved() {
     let request = topology
         .connections
         .iter()
-        .find(|c| c.from == Endpoint::Port { model: obc, port: "read_level" })
+        .find(|c| {
+            c.from
+                == Endpoint::Port {
+                    model: obc,
+                    port: "read_level",
+                }
+        })
         .unwrap();
-    assert_eq!(request.to, Endpoint::Port { model: battery, port: "level" });
+    assert_eq!(
+        request.to,
+        Endpoint::Port {
+            model: battery,
+            port: "level"
+        }
+    );
     assert_eq!(request.kind, ConnectionKind::Request);
 }
 
@@ -301,9 +334,14 @@ fn a_recipient_never_added_is_unbound() {
     let topology = SimInit::new().add_event_source(&source, "lines").topology();
     assert_eq!(
         topology.connections[0].to,
-        Endpoint::Unbound { type_name: "Ground", port: "telemetry" }
+        Endpoint::Unbound {
+            type_name: "Ground",
+            port: "telemetry"
+        }
     );
-    assert!(topology.to_dot().contains("unbound0 [shape=box, style=dashed, label=\"Ground\\n(not in the bench)\"]"));
+    assert!(topology
+        .to_dot()
+        .contains("unbound0 [shape=box, style=dashed, label=\"Ground\\n(not in the bench)\"]"));
     drop(ground);
 }
 
@@ -346,11 +384,106 @@ fn simulation_keeps_the_topology_of_its_bench() {
 #[test]
 fn mappings_and_kinds_are_marked() {
     let topology = spacecraft().init.topology();
-    let marked = |mapping: Mapping| topology.connections.iter().filter(|c| c.mapping == mapping).count();
+    let marked = |mapping: Mapping| {
+        topology
+            .connections
+            .iter()
+            .filter(|c| c.mapping == mapping)
+            .count()
+    };
     // sun (map), obc.probe (map), obc.log → ground (map); heater.draw (filter_map).
     assert_eq!(marked(Mapping::Map), 3);
     assert_eq!(marked(Mapping::FilterMap), 1);
     let dot = topology.to_dot();
     assert!(dot.contains("[label=\"filter_map\"]"));
     assert!(dot.contains("[style=dashed, label=\"map\"]"));
+}
+
+/// The SVG's layout: composites hold their members, nothing overlaps its
+/// siblings, and the picture holds one box per part and one curve per
+/// connection.
+#[cfg(feature = "svg")]
+mod svg {
+    use super::*;
+    use crate::topology::svg::{layout, Item};
+
+    #[test]
+    fn composites_hold_their_members_and_siblings_do_not_overlap() {
+        let topology = spacecraft().init.topology();
+        let layout = layout(&topology);
+        let boxes = &layout.boxes;
+        // Every model and composite lies inside each composite it is in.
+        let mut held = 0;
+        for (item, parent) in topology
+            .models
+            .iter()
+            .enumerate()
+            .map(|(m, node)| (Item::Model(m), node.composite))
+            .chain(
+                topology
+                    .composites
+                    .iter()
+                    .enumerate()
+                    .map(|(c, node)| (Item::Composite(c), node.parent)),
+            )
+        {
+            let mut ancestor = parent;
+            while let Some(c) = ancestor {
+                assert!(
+                    boxes[&Item::Composite(c)].contains(&boxes[&item]),
+                    "{item:?} in {c}"
+                );
+                held += 1;
+                ancestor = topology.composites[c].parent;
+            }
+        }
+        // battery, array (2 each), heater (2), obc (1), power, thermal (1 each).
+        assert_eq!(held, 9);
+        // Boxes overlap only when one holds the other.
+        let all: Vec<(&Item, _)> = boxes.iter().collect();
+        for (i, (a, ra)) in all.iter().enumerate() {
+            for (b, rb) in &all[i + 1..] {
+                if ra.overlaps(rb) {
+                    assert!(ra.contains(rb) || rb.contains(ra), "{a:?} overlaps {b:?}");
+                }
+            }
+        }
+        let everything = topology.models.len()
+            + topology.composites.len()
+            + topology.sources.len()
+            + topology.sinks.len();
+        assert_eq!(boxes.len(), everything);
+    }
+
+    #[test]
+    fn the_picture_draws_every_part_and_connection() {
+        let topology = spacecraft().init.topology();
+        let svg = topology.to_svg();
+        let count = |needle: &str| svg.matches(needle).count();
+        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+        assert_eq!(count("class=\"cluster\""), topology.composites.len());
+        assert_eq!(count("class=\"model\""), topology.models.len());
+        assert_eq!(count("class=\"source\""), topology.sources.len());
+        assert_eq!(count("class=\"sink\""), topology.sinks.len());
+        assert_eq!(count("class=\"connection\""), topology.connections.len());
+        assert_eq!(
+            count("stroke-dasharray=\"5,3\""),
+            3,
+            "the request connections"
+        );
+        assert_eq!(count("<g "), count("</g>"));
+        insta::assert_snapshot!("spacecraft_svg", svg);
+    }
+
+    #[test]
+    fn connections_flow_left_to_right_between_clusters() {
+        let topology = spacecraft().init.topology();
+        let layout = layout(&topology);
+        let x = |item| layout.boxes[&item].x;
+        // The array feeds the battery, inside `sat/power`.
+        assert!(x(Item::Model(1)) < x(Item::Model(2)));
+        // Sources come first; the power subsystem, fed by `sun`, is
+        // right of it.
+        assert!(x(Item::Source(2)) < x(Item::Composite(0)));
+    }
 }
