@@ -54,7 +54,7 @@
 //!     .add_sink(&seen, "seen");
 //! let topology = bench.topology();
 //! assert_eq!(topology.connections.len(), 2);
-//! assert!(topology.to_dot().contains("cluster") == false);
+//! assert!(!topology.to_dot().contains("subgraph")); // no composite here
 //! assert!(topology.to_mermaid().starts_with("flowchart LR"));
 //! ```
 

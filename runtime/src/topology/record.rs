@@ -154,3 +154,17 @@ impl Recorder {
             .map(|(model, start)| (model, &self.links[start..model.links_end]))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sizes the module docs and `docs/guide.md` state, on 64-bit
+    /// targets.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn records_stay_small() {
+        assert_eq!(std::mem::size_of::<ModelRecord>(), 48);
+        assert_eq!(std::mem::size_of::<Link>(), 64);
+    }
+}
