@@ -392,12 +392,12 @@ fn order_columns(rank: &[usize], edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
     order
 }
 
+/// An item (by index) and its top left corner.
+type Place = (usize, f64, f64);
+
 /// Places the columns side by side, each centred vertically: the size of
 /// the whole, and each item's corner.
-fn place_columns(
-    columns: &[Vec<usize>],
-    sizes: &[(f64, f64)],
-) -> ((f64, f64), Vec<(usize, f64, f64)>) {
+fn place_columns(columns: &[Vec<usize>], sizes: &[(f64, f64)]) -> ((f64, f64), Vec<Place>) {
     let column_size = |column: &Vec<usize>| {
         let w = column.iter().map(|&i| sizes[i].0).fold(0.0, f64::max);
         let h = column.iter().map(|&i| sizes[i].1).sum::<f64>()
