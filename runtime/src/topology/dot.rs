@@ -11,7 +11,7 @@
 
 use std::fmt::Write;
 
-use super::graph::{ConnectionKind, Endpoint, ModelNode, Topology};
+use super::graph::{ConnectionKind, Endpoint, Members, ModelNode, Topology};
 use crate::ports::Mapping;
 
 impl Topology {
@@ -23,7 +23,7 @@ impl Topology {
         out.push_str("  graph [fontname=\"Helvetica\", fontsize=11];\n");
         out.push_str("  node [shape=record, fontname=\"Helvetica\", fontsize=10];\n");
         out.push_str("  edge [fontname=\"Helvetica\", fontsize=9];\n");
-        self.write_dot_cluster(&mut out, None, 1);
+        self.write_dot_cluster(&mut out, &Members::of(self), None, 1);
         for (i, source) in self.sources.iter().enumerate() {
             let _ = writeln!(
                 out,
@@ -40,7 +40,8 @@ impl Topology {
                 quoted(sink.payload),
             );
         }
-        for (i, type_name) in self.unbound_models().iter().enumerate() {
+        let unbound = self.unbound_models();
+        for (i, type_name) in unbound.iter().enumerate() {
             let _ = writeln!(
                 out,
                 "  unbound{i} [shape=box, style=dashed, label=\"{}\\n(not in the bench)\"];",
@@ -48,8 +49,8 @@ impl Topology {
             );
         }
         for connection in &self.connections {
-            let from = self.dot_endpoint(connection.from, 'o');
-            let to = self.dot_endpoint(connection.to, 'i');
+            let from = self.dot_endpoint(&unbound, connection.from, 'o');
+            let to = self.dot_endpoint(&unbound, connection.to, 'i');
             let attributes = edge_attributes(connection.kind, connection.mapping);
             let _ = writeln!(out, "  {from} -> {to}{attributes};");
         }
@@ -59,9 +60,15 @@ impl Topology {
 
     /// The composites in `parent` (recursively) and its models, at
     /// indentation `depth`.
-    fn write_dot_cluster(&self, out: &mut String, parent: Option<usize>, depth: usize) {
+    fn write_dot_cluster(
+        &self,
+        out: &mut String,
+        members: &Members,
+        parent: Option<usize>,
+        depth: usize,
+    ) {
         let pad = "  ".repeat(depth);
-        for c in self.child_composites(parent) {
+        for &c in members.composites(parent) {
             let composite = &self.composites[c];
             let _ = writeln!(out, "{pad}subgraph cluster_{c} {{");
             let _ = writeln!(
@@ -71,10 +78,10 @@ impl Topology {
                 quoted(composite.type_name),
             );
             let _ = writeln!(out, "{pad}  style=rounded;");
-            self.write_dot_cluster(out, Some(c), depth + 1);
+            self.write_dot_cluster(out, members, Some(c), depth + 1);
             let _ = writeln!(out, "{pad}}}");
         }
-        for m in self.models_in(parent) {
+        for &m in members.models(parent) {
             let _ = writeln!(
                 out,
                 "{pad}m{m} [label=\"{}\"];",
@@ -84,8 +91,9 @@ impl Topology {
     }
 
     /// The DOT name of `endpoint`: `m3:i0` for input 0 of model 3 (`side`
-    /// is `i` for a receiving end, `o` for a sending one).
-    fn dot_endpoint(&self, endpoint: Endpoint, side: char) -> String {
+    /// is `i` for a receiving end, `o` for a sending one; `unbound`: the
+    /// models not in the bench, as `unbound_models` lists them).
+    fn dot_endpoint(&self, unbound: &[&str], endpoint: Endpoint, side: char) -> String {
         match endpoint {
             Endpoint::Port { model, port } => {
                 let node = &self.models[model];
@@ -102,8 +110,7 @@ impl Topology {
             Endpoint::Source(source) => format!("source{source}"),
             Endpoint::Sink(sink) => format!("sink{sink}"),
             Endpoint::Unbound { type_name, .. } => {
-                let index = self
-                    .unbound_models()
+                let index = unbound
                     .iter()
                     .position(|&t| t == type_name)
                     .unwrap_or_default();

@@ -204,21 +204,6 @@ impl Topology {
         }
     }
 
-    /// The composites whose parent is `parent` (`None`: the top level), in
-    /// order.
-    pub(crate) fn child_composites(
-        &self,
-        parent: Option<usize>,
-    ) -> impl Iterator<Item = usize> + '_ {
-        (0..self.composites.len()).filter(move |&c| self.composites[c].parent == parent)
-    }
-
-    /// The models directly in composite `composite` (`None`: the top
-    /// level), in order.
-    pub(crate) fn models_in(&self, composite: Option<usize>) -> impl Iterator<Item = usize> + '_ {
-        (0..self.models.len()).filter(move |&m| self.models[m].composite == composite)
-    }
-
     /// The distinct unbound recipients, in order of first appearance.
     pub(crate) fn unbound_models(&self) -> Vec<&'static str> {
         let mut types = Vec::new();
@@ -230,6 +215,45 @@ impl Topology {
             }
         }
         types
+    }
+}
+
+/// What each cluster holds directly, listed once, so that drawing a bench
+/// takes time linear in its size.
+pub(crate) struct Members {
+    /// The composites in each cluster: the top level first, then
+    /// composite `c` at `c + 1`.
+    composites: Vec<Vec<usize>>,
+    /// The models in each cluster, indexed like `composites`.
+    models: Vec<Vec<usize>>,
+}
+
+impl Members {
+    /// The members of every cluster of `topology`, in order.
+    pub(crate) fn of(topology: &Topology) -> Self {
+        let slot = |cluster: Option<usize>| cluster.map_or(0, |c| c + 1);
+        let clusters = topology.composites.len() + 1;
+        let mut members = Members {
+            composites: vec![Vec::new(); clusters],
+            models: vec![Vec::new(); clusters],
+        };
+        for (c, composite) in topology.composites.iter().enumerate() {
+            members.composites[slot(composite.parent)].push(c);
+        }
+        for (m, model) in topology.models.iter().enumerate() {
+            members.models[slot(model.composite)].push(m);
+        }
+        members
+    }
+
+    /// The composites directly in `cluster` (`None`: the top level).
+    pub(crate) fn composites(&self, cluster: Option<usize>) -> &[usize] {
+        &self.composites[cluster.map_or(0, |c| c + 1)]
+    }
+
+    /// The models directly in `cluster` (`None`: the top level).
+    pub(crate) fn models(&self, cluster: Option<usize>) -> &[usize] {
+        &self.models[cluster.map_or(0, |c| c + 1)]
     }
 }
 

@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use super::dot::source_type;
-use super::graph::{last_segment, Connection, ConnectionKind, Endpoint, Topology};
+use super::graph::{last_segment, Connection, ConnectionKind, Endpoint, Members, Topology};
 use crate::ports::Mapping;
 
 impl Topology {
@@ -19,7 +19,7 @@ impl Topology {
     /// tools render it inside a ```` ```mermaid ```` block).
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
-        self.write_mermaid_cluster(&mut out, None, 1);
+        self.write_mermaid_cluster(&mut out, &Members::of(self), None, 1);
         for (i, source) in self.sources.iter().enumerate() {
             let _ = writeln!(
                 out,
@@ -36,7 +36,8 @@ impl Topology {
                 text(sink.payload)
             );
         }
-        for (i, type_name) in self.unbound_models().iter().enumerate() {
+        let unbound = self.unbound_models();
+        for (i, type_name) in unbound.iter().enumerate() {
             let _ = writeln!(
                 out,
                 "  unbound{i}[\"{}<br/>(not in the bench)\"]",
@@ -44,8 +45,8 @@ impl Topology {
             );
         }
         for connection in &self.connections {
-            let from = self.mermaid_node(connection.from);
-            let to = self.mermaid_node(connection.to);
+            let from = self.mermaid_node(&unbound, connection.from);
+            let to = self.mermaid_node(&unbound, connection.to);
             let label = text(&edge_label(connection));
             let _ = match connection.kind {
                 ConnectionKind::Event => writeln!(out, "  {from} -- \"{label}\" --> {to}"),
@@ -57,9 +58,15 @@ impl Topology {
 
     /// The composites in `parent` (recursively) and its models, at
     /// indentation `depth`.
-    fn write_mermaid_cluster(&self, out: &mut String, parent: Option<usize>, depth: usize) {
+    fn write_mermaid_cluster(
+        &self,
+        out: &mut String,
+        members: &Members,
+        parent: Option<usize>,
+        depth: usize,
+    ) {
         let pad = "  ".repeat(depth);
-        for c in self.child_composites(parent) {
+        for &c in members.composites(parent) {
             let composite = &self.composites[c];
             let _ = writeln!(
                 out,
@@ -67,10 +74,10 @@ impl Topology {
                 text(last_segment(&composite.path)),
                 text(composite.type_name)
             );
-            self.write_mermaid_cluster(out, Some(c), depth + 1);
+            self.write_mermaid_cluster(out, members, Some(c), depth + 1);
             let _ = writeln!(out, "{pad}end");
         }
-        for m in self.models_in(parent) {
+        for &m in members.models(parent) {
             let model = &self.models[m];
             let _ = writeln!(
                 out,
@@ -81,15 +88,15 @@ impl Topology {
         }
     }
 
-    /// The Mermaid node of `endpoint`.
-    fn mermaid_node(&self, endpoint: Endpoint) -> String {
+    /// The Mermaid node of `endpoint` (`unbound`: the models not in the
+    /// bench, as `unbound_models` lists them).
+    fn mermaid_node(&self, unbound: &[&str], endpoint: Endpoint) -> String {
         match endpoint {
             Endpoint::Port { model, .. } => format!("m{model}"),
             Endpoint::Source(source) => format!("source{source}"),
             Endpoint::Sink(sink) => format!("sink{sink}"),
             Endpoint::Unbound { type_name, .. } => {
-                let index = self
-                    .unbound_models()
+                let index = unbound
                     .iter()
                     .position(|&t| t == type_name)
                     .unwrap_or_default();

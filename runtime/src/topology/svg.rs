@@ -18,7 +18,9 @@ use std::fmt::Write;
 pub(crate) use layout::{layout, Item, Layout, Rect};
 
 use super::dot::source_type;
-use super::graph::{last_segment, Connection, ConnectionKind, Endpoint, ModelNode, Topology};
+use super::graph::{
+    last_segment, Connection, ConnectionKind, Endpoint, Members, ModelNode, Topology,
+};
 use crate::model::PortMetadata;
 use crate::ports::Mapping;
 use layout::{item_of, FONT_SIZE, HEADER, ROW};
@@ -46,7 +48,7 @@ impl Topology {
             "<path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444\"/></marker></defs>\n",
         ));
         let _ = writeln!(out, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
-        self.draw_clusters(&mut out, &layout, None, 0);
+        self.draw_clusters(&mut out, &layout, &Members::of(self), None, 0);
         let unbound = self.unbound_models();
         for connection in &self.connections {
             self.draw_connection(&mut out, &layout, &unbound, connection);
@@ -96,10 +98,11 @@ impl Topology {
         &self,
         out: &mut String,
         layout: &Layout,
+        members: &Members,
         parent: Option<usize>,
         depth: usize,
     ) {
-        for c in self.child_composites(parent) {
+        for &c in members.composites(parent) {
             let Some(rect) = layout.boxes.get(&Item::Composite(c)) else {
                 continue;
             };
@@ -119,7 +122,7 @@ impl Topology {
                 xml(last_segment(&composite.path)),
                 xml(composite.type_name),
             );
-            self.draw_clusters(out, layout, Some(c), depth + 1);
+            self.draw_clusters(out, layout, members, Some(c), depth + 1);
         }
     }
 

@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use crate::topology::graph::{Endpoint, ModelNode, Topology};
+use crate::topology::graph::{Endpoint, Members, ModelNode, Topology};
 
 /// The font size of every label, in pixels.
 pub(super) const FONT_SIZE: f64 = 11.0;
@@ -110,8 +110,11 @@ pub(crate) fn layout(topology: &Topology) -> Layout {
     let mut layouter = Layouter {
         topology,
         unbound: topology.unbound_models(),
+        members: Members::of(topology),
+        edges: HashMap::new(),
         blocks: HashMap::new(),
     };
+    layouter.file_edges();
     let root = layouter.block(None);
     let mut boxes = HashMap::new();
     layouter.place(&root, PAD, PAD, &mut boxes);
@@ -128,6 +131,12 @@ struct Layouter<'a> {
     topology: &'a Topology,
     /// The models not in the bench.
     unbound: Vec<&'static str>,
+    /// What each cluster holds.
+    members: Members,
+    /// The connections between the items of each cluster: each connection
+    /// counts in the innermost cluster holding both its ends, between the
+    /// items of that cluster that hold them.
+    edges: HashMap<Option<usize>, Vec<(Item, Item)>>,
     /// The composites' blocks, laid out so far.
     blocks: HashMap<usize, Block>,
 }
@@ -167,8 +176,10 @@ impl Layouter<'_> {
     /// The items directly in `cluster`, in the topology's order.
     fn members(&self, cluster: Option<usize>) -> Vec<Item> {
         let t = self.topology;
-        let mut items: Vec<Item> = t.child_composites(cluster).map(Item::Composite).collect();
-        items.extend(t.models_in(cluster).map(Item::Model));
+        let composites = self.members.composites(cluster).iter();
+        let models = self.members.models(cluster).iter();
+        let mut items: Vec<Item> = composites.map(|&c| Item::Composite(c)).collect();
+        items.extend(models.map(|&m| Item::Model(m)));
         if cluster.is_none() {
             items.extend((0..t.sources.len()).map(Item::Source));
             items.extend((0..t.sinks.len()).map(Item::Sink));
@@ -193,35 +204,65 @@ impl Layouter<'_> {
         }
     }
 
-    /// The connections between the items of `cluster` (by index in
-    /// `items`), each connection lifted to the items holding its ends.
-    fn edges(&self, cluster: Option<usize>, items: &[Item]) -> Vec<(usize, usize)> {
-        let index: HashMap<Item, usize> =
-            items.iter().enumerate().map(|(i, &it)| (it, i)).collect();
-        let mut edges = Vec::new();
+    /// Files each connection under the innermost cluster holding both its
+    /// ends (see [`Layouter::edges`]).
+    fn file_edges(&mut self) {
         for connection in &self.topology.connections {
-            let from = self.lift(item_of(&self.unbound, connection.from), cluster);
-            let to = self.lift(item_of(&self.unbound, connection.to), cluster);
-            if let (Some(from), Some(to)) = (from, to) {
+            let from = item_of(&self.unbound, connection.from);
+            let to = item_of(&self.unbound, connection.to);
+            let outer = self.containers(to);
+            let Some(&cluster) = self.containers(from).iter().find(|c| outer.contains(c)) else {
+                continue;
+            };
+            if let (Some(from), Some(to)) = (self.lift(from, cluster), self.lift(to, cluster)) {
                 if from != to {
-                    edges.push((index[&from], index[&to]));
+                    self.edges.entry(cluster).or_default().push((from, to));
                 }
             }
         }
-        edges
+    }
+
+    /// The connections between the items of `cluster`, by index in
+    /// `items`.
+    fn edges(&self, cluster: Option<usize>, items: &[Item]) -> Vec<(usize, usize)> {
+        let index: HashMap<Item, usize> =
+            items.iter().enumerate().map(|(i, &it)| (it, i)).collect();
+        self.edges.get(&cluster).map_or_else(Vec::new, |edges| {
+            edges
+                .iter()
+                .map(|(from, to)| (index[from], index[to]))
+                .collect()
+        })
+    }
+
+    /// The clusters holding `item`, innermost first, ending with the top
+    /// level (`None`).
+    fn containers(&self, item: Item) -> Vec<Option<usize>> {
+        let mut containers = Vec::new();
+        let mut current = self.container(item);
+        while let Some(c) = current {
+            containers.push(Some(c));
+            current = self.topology.composites[c].parent;
+        }
+        containers.push(None);
+        containers
+    }
+
+    /// The cluster directly holding `item`.
+    fn container(&self, item: Item) -> Option<usize> {
+        match item {
+            Item::Model(m) => self.topology.models[m].composite,
+            Item::Composite(c) => self.topology.composites[c].parent,
+            Item::Source(_) | Item::Sink(_) | Item::Unbound(_) => None,
+        }
     }
 
     /// The item directly in `cluster` that holds `item` (itself, or the
     /// composite it is in, at some depth), if `cluster` holds it at all.
     fn lift(&self, item: Item, cluster: Option<usize>) -> Option<Item> {
-        let t = self.topology;
         let mut current = item;
         loop {
-            let parent = match current {
-                Item::Model(m) => t.models[m].composite,
-                Item::Composite(c) => t.composites[c].parent,
-                Item::Source(_) | Item::Sink(_) | Item::Unbound(_) => None,
-            };
+            let parent = self.container(current);
             if parent == cluster {
                 return Some(current);
             }
@@ -360,6 +401,12 @@ fn order_columns(rank: &[usize], edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
     for (item, &r) in rank.iter().enumerate() {
         order[r].push(item);
     }
+    let mut predecessors = vec![Vec::new(); rank.len()];
+    for &(from, to) in edges {
+        if rank[from] < rank[to] {
+            predecessors[to].push(from);
+        }
+    }
     for _ in 0..2 {
         let mut row = vec![0.0; rank.len()];
         for column in &order {
@@ -368,17 +415,9 @@ fn order_columns(rank: &[usize], edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
             }
         }
         for column in order.iter_mut().skip(1) {
-            let key = |item: usize| {
-                let rows: Vec<f64> = edges
-                    .iter()
-                    .filter(|&&(from, to)| to == item && rank[from] < rank[item])
-                    .map(|&(from, _)| row[from])
-                    .collect();
-                if rows.is_empty() {
-                    row[item]
-                } else {
-                    rows.iter().sum::<f64>() / rows.len() as f64
-                }
+            let key = |item: usize| match predecessors[item].len() {
+                0 => row[item],
+                n => predecessors[item].iter().map(|&p| row[p]).sum::<f64>() / n as f64,
             };
             let mut keyed: Vec<(f64, usize)> =
                 column.iter().map(|&item| (key(item), item)).collect();
