@@ -57,7 +57,12 @@ pub(crate) struct MailboxKey(usize);
 impl MailboxKey {
     /// The identity of the mailbox at `address`.
     pub(crate) fn of<M: Model>(address: &Address<M>) -> Self {
-        MailboxKey(Arc::as_ptr(address.channel()).cast::<()>() as usize)
+        Self::from_ptr(Arc::as_ptr(address.channel()).cast())
+    }
+
+    /// The identity of the mailbox whose channel is at `channel`.
+    pub(crate) fn from_ptr(channel: *const ()) -> Self {
+        MailboxKey(channel as usize)
     }
 }
 

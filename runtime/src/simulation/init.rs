@@ -180,7 +180,7 @@ impl SimInit {
             self.duplicate = Some(name.to_string());
         }
         self.record_missing_connections(&model, &name);
-        self.topology.record_model(&model, &mailbox, &name);
+        self.topology.record_model(&model, &mailbox);
         mailbox.channel().bind(name, self.core.bench);
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);

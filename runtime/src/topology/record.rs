@@ -9,13 +9,16 @@
 //! `resolve.rs`).
 //!
 //! Kept small, since it lives as long as the bench: a model costs one
-//! 48-byte record (its path is a [`Name`], inline when short; its metadata
-//! a function pointer), and its connections are appended to one vector
-//! shared by every model rather than one allocation each.
+//! 32-byte record (its mailbox's channel, shared, which keeps the model's
+//! path for error reports anyway, and its metadata as a function pointer),
+//! and its connections are appended to one vector shared by every model
+//! rather than one allocation each.
 
+use std::sync::Arc;
+
+use crate::mailbox::channel::Channel;
 use crate::mailbox::Mailbox;
 use crate::model::{Model, ModelMetadata};
-use crate::name::Name;
 use crate::ports::link::{Link, MailboxKey, SinkKey};
 use crate::ports::ConnectionList;
 
@@ -37,17 +40,52 @@ pub(crate) struct Recorder {
 }
 
 /// One model.
-#[derive(Debug)]
 pub(super) struct ModelRecord {
-    /// Its mailbox, as its senders' connections name it.
-    pub(super) mailbox: MailboxKey,
-    /// Its path, as given to `SimInit::add_model`.
-    pub(super) path: Name,
+    /// Its mailbox's channel: its identity, as its senders' connections
+    /// name it, and its path, which the channel keeps once the model is
+    /// added.
+    pub(super) mailbox: Arc<dyn BoundName>,
     /// Its type's metadata.
     pub(super) metadata: fn() -> ModelMetadata,
     /// The end of its connections in [`Recorder::links`] (they start at the
     /// previous model's end).
     pub(super) links_end: usize,
+}
+
+impl ModelRecord {
+    /// The identity of the model's mailbox.
+    pub(super) fn key(&self) -> MailboxKey {
+        MailboxKey::from_ptr(Arc::as_ptr(&self.mailbox).cast())
+    }
+
+    /// The model's path.
+    pub(super) fn path(&self) -> &str {
+        self.mailbox.bound_name().unwrap_or("<not added>")
+    }
+}
+
+impl std::fmt::Debug for ModelRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelRecord")
+            .field("path", &self.path())
+            .field("links_end", &self.links_end)
+            .finish()
+    }
+}
+
+/// A mailbox's channel, seen for its name only.
+pub(super) trait BoundName: Send + Sync {
+    /// The name of the model it was added with, once added.
+    fn bound_name(&self) -> Option<&str>;
+}
+
+impl<T> BoundName for Channel<T>
+where
+    Channel<T>: Send + Sync,
+{
+    fn bound_name(&self) -> Option<&str> {
+        self.name()
+    }
 }
 
 /// One composite.
@@ -86,15 +124,14 @@ pub(super) struct SinkRecord {
 }
 
 impl Recorder {
-    /// Records `model`, added under `path` with `mailbox`, and lists its
-    /// connections.
-    pub(crate) fn record_model<M: Model>(&mut self, model: &M, mailbox: &Mailbox<M>, path: &Name) {
+    /// Records `model`, added with `mailbox` (whose channel keeps its
+    /// path), and lists its connections.
+    pub(crate) fn record_model<M: Model>(&mut self, model: &M, mailbox: &Mailbox<M>) {
         let mut list = ConnectionList::appending_to(std::mem::take(&mut self.links));
         model.list_connections(&mut list);
         self.links = list.into_links();
         self.models.push(ModelRecord {
-            mailbox: MailboxKey::of(mailbox.address_ref()),
-            path: path.clone(),
+            mailbox: mailbox.channel().clone(),
             metadata: M::metadata,
             links_end: self.links.len(),
         });
@@ -164,7 +201,7 @@ mod tests {
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn records_stay_small() {
-        assert_eq!(std::mem::size_of::<ModelRecord>(), 48);
+        assert_eq!(std::mem::size_of::<ModelRecord>(), 32);
         assert_eq!(std::mem::size_of::<Link>(), 64);
     }
 }

@@ -26,7 +26,7 @@ impl Recorder {
             .iter()
             .map(|record| {
                 let metadata = (record.metadata)();
-                let path = record.path.as_str().to_string();
+                let path = record.path().to_string();
                 ModelNode {
                     composite: clusters.deepest_holding(&path),
                     path,
@@ -41,7 +41,7 @@ impl Recorder {
                 .models
                 .iter()
                 .enumerate()
-                .map(|(i, record)| (record.mailbox, i))
+                .map(|(i, record)| (record.key(), i))
                 .collect(),
             sink_index: HashMap::new(),
             sinks: Vec::new(),
