@@ -208,6 +208,10 @@ fn spacecraft() -> Bench {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "insta reads the snapshot files, which Miri's isolation forbids"
+)]
 fn json_snapshot() {
     let json = spacecraft().init.topology().to_json();
     // Valid JSON, whatever the snapshot says.
@@ -217,11 +221,19 @@ fn json_snapshot() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "insta reads the snapshot files, which Miri's isolation forbids"
+)]
 fn dot_snapshot() {
     insta::assert_snapshot!("spacecraft_dot", spacecraft().init.topology().to_dot());
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "insta reads the snapshot files, which Miri's isolation forbids"
+)]
 fn mermaid_snapshot() {
     insta::assert_snapshot!(
         "spacecraft_mermaid",
@@ -456,6 +468,10 @@ mod svg {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "insta reads the snapshot files, which Miri's isolation forbids"
+    )]
     fn the_picture_draws_every_part_and_connection() {
         let topology = spacecraft().init.topology();
         let svg = topology.to_svg();
