@@ -34,6 +34,7 @@ use std::fmt;
 use std::time::Duration;
 
 use causim::prelude::*;
+use causim::topology::Topology;
 use causim::SchedulingError;
 
 /// One orbit: 95 minutes.
@@ -613,13 +614,15 @@ impl fmt::Display for PowerSummary {
     }
 }
 
-/// A finished run: the summary and the bus telemetry.
+/// A finished run: the summary, the bus telemetry and the bench's graph.
 #[derive(Debug, Clone)]
 pub struct PowerRun {
     /// The key numbers.
     pub summary: PowerSummary,
     /// One sample per bus period.
     pub samples: Vec<BusSample>,
+    /// The bench's models and connections, for its diagram.
+    pub topology: Topology,
 }
 
 /// The assembled bench, run one orbit at a time.
@@ -710,6 +713,8 @@ impl PowerBench {
             .add_model(payload(), payload_mb, "payload")
             .add_model(battery_heater(), battery_heater_mb, "battery heater")
             .add_model(survival_heater(), survival_heater_mb, "survival heater")
+            .add_sink(&transitions, "sun transitions")
+            .add_sink(&telemetry, "bus telemetry")
             .init(SimTime::ZERO)?;
         schedule_survival_heater(&simu.scheduler(), &survival_addr)?;
 
@@ -760,6 +765,7 @@ impl PowerBench {
                 battery,
             },
             samples,
+            topology: self.simu.topology(),
         })
     }
 }
