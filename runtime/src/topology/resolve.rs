@@ -59,7 +59,7 @@ impl Recorder {
         let sources = self.source_nodes();
         for (i, source) in self.sources.iter().enumerate() {
             for link in &source.links {
-                resolver.link(Endpoint::Source(i), link, "");
+                resolver.source_link(i, link);
             }
         }
         Topology {
@@ -188,10 +188,10 @@ impl Resolver {
         self.link_with_sink_name(from, link, &sink_name, payload);
     }
 
-    /// Adds a connection from `from` (a source: its sinks are never
-    /// unnamed, since a source only reaches models).
-    fn link(&mut self, from: Endpoint, link: &Link, payload: &'static str) {
-        self.link_with_sink_name(from, link, "", payload);
+    /// Adds a connection of source `source` (which reaches models only,
+    /// never a sink).
+    fn source_link(&mut self, source: usize, link: &Link) {
+        self.link_with_sink_name(Endpoint::Source(source), link, "", "?");
     }
 
     /// Adds a connection from `from`; a sink reached for the first time
