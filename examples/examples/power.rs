@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Prints the energy summary, and writes the bus telemetry as CSV and an
-//! SVG plot (see `causim_examples::power` for the models).
+//! SVG plot, and the bench's diagram as SVG and Graphviz DOT (see
+//! `causim_examples::power` for the models).
 
 use std::process::ExitCode;
 
@@ -20,7 +21,8 @@ Options:
   --orbits N    orbits to simulate (default 5)
   --soc X       initial battery state of charge, 0 to 1 (default 0.9)
   --threads N   executor threads; 1 is deterministic (default 1)
-  --out DIR     where power.csv and power.svg go
+  --out DIR     where power.csv, power.svg and the bench's diagram
+                (power-topology.svg, power-topology.dot) go
                 (default: <target dir>/causim-examples)";
 
 fn main() -> ExitCode {
@@ -59,6 +61,10 @@ fn example() -> Result<(), AnyError> {
         (power::CSV_HEADER, run.samples.iter().map(power::csv_row)),
         ("time (min)", &panels(&run.samples)),
     )?;
+    let diagram = out_dir.join("power-topology.svg");
+    std::fs::write(&diagram, run.topology.to_svg())?;
+    std::fs::write(out_dir.join("power-topology.dot"), run.topology.to_dot())?;
+    println!("diagram:     {}", diagram.display());
     Ok(())
 }
 

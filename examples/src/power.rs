@@ -41,6 +41,7 @@ use std::time::Duration;
 
 use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
+use causim::topology::Topology;
 use causim::SchedulingError;
 
 pub mod subsystems;
@@ -635,13 +636,15 @@ struct Endpoints {
     battery_report: ReplierRef<Battery, (), BatteryReport>,
 }
 
-/// A finished run: the summary and the bus telemetry.
+/// A finished run: the summary, the bus telemetry and the bench's graph.
 #[derive(Debug, Clone)]
 pub struct PowerRun {
     /// The key numbers.
     pub summary: PowerSummary,
     /// One sample per bus period.
     pub samples: Vec<BusSample>,
+    /// The bench's models and connections, for its diagram.
+    pub topology: Topology,
 }
 
 /// The assembled bench, run one orbit at a time.
@@ -685,6 +688,8 @@ impl PowerBench {
             .with_threads(config.threads)
             .add_model(orbit, Mailbox::new(), "orbit")
             .add_composite(sat, "sat")
+            .add_sink(&transitions, "sun transitions")
+            .add_sink(&telemetry, "bus telemetry")
             .init(SimTime::ZERO)?;
         schedule_survival_heater(&simu.scheduler(), &survival_heater)?;
 
@@ -738,6 +743,7 @@ impl PowerBench {
                 battery,
             },
             samples,
+            topology: self.simu.topology(),
         })
     }
 }

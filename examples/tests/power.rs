@@ -116,3 +116,29 @@ fn same_numbers_on_several_threads() {
     assert_eq!(one.summary, two.summary);
     assert_eq!(one.samples, two.samples);
 }
+
+#[test]
+fn the_diagram_shows_every_model_and_connection() {
+    let topology = run(1, 1).topology;
+    assert_eq!(topology.models.len(), 10);
+    // The orbit's sunlight to the two wings, the battery heater (mapped),
+    // the sequencer (filter-mapped) and a sink; the sequencer's payload
+    // switch; the bus's requests to two wings and four loads, its two
+    // uni-requests to the battery and its telemetry sink.
+    assert_eq!(topology.connections.len(), 15);
+    let sinks: Vec<&str> = topology.sinks.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(sinks, ["sun transitions", "bus telemetry"]);
+}
+
+/// The README shows `docs/power-topology.svg`: it must be this bench's.
+#[test]
+fn the_readme_diagram_is_up_to_date() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/power-topology.svg");
+    let shown = std::fs::read_to_string(path).expect("docs/power-topology.svg");
+    assert!(
+        shown == run(1, 1).topology.to_svg(),
+        "docs/power-topology.svg is not the power bench's diagram: regenerate it with \
+         `cargo run --release --example power -- --out /tmp/power` and copy \
+         /tmp/power/power-topology.svg to docs/"
+    );
+}

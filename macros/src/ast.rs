@@ -120,6 +120,8 @@ pub enum FieldKind<'a> {
     Output { payload: &'a Type },
     /// `Requestor<T, R>`.
     Requestor { request: &'a Type, reply: &'a Type },
+    /// `UniRequestor<T, R>`: a requestor built with its one connection.
+    UniRequestor { request: &'a Type, reply: &'a Type },
     /// Anything else: model state.
     State,
 }
@@ -145,7 +147,8 @@ impl<'a> Struct<'a> {
     }
 }
 
-/// Recognises `Output<T>` and `Requestor<T, R>` (with any path prefix).
+/// Recognises `Output<T>`, `Requestor<T, R>` and `UniRequestor<T, R>`
+/// (with any path prefix).
 fn field_kind(ty: &Type) -> FieldKind<'_> {
     let Type::Path(path) = ty else {
         return FieldKind::State;
@@ -167,6 +170,7 @@ fn field_kind(ty: &Type) -> FieldKind<'_> {
     match (last.ident.to_string().as_str(), types.as_slice()) {
         ("Output", [payload]) => FieldKind::Output { payload },
         ("Requestor", [request, reply]) => FieldKind::Requestor { request, reply },
+        ("UniRequestor", [request, reply]) => FieldKind::UniRequestor { request, reply },
         _ => FieldKind::State,
     }
 }

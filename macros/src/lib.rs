@@ -25,7 +25,8 @@ use proc_macro::TokenStream;
 /// Put `#[model]` on **both** the struct and its inherent impl block:
 ///
 /// - on the struct, it reads the sending ports: fields of type
-///   `Output<T>` and `Requestor<T, R>`, and the `#[required]` marks on them;
+///   `Output<T>`, `Requestor<T, R>` and `UniRequestor<T, R>`, and the
+///   `#[required]` marks on them;
 /// - on the impl block, it reads the receiving ports: methods marked
 ///   `#[input]` or `#[replier]`, and the optional `#[init]` hook.
 ///
@@ -37,7 +38,8 @@ use proc_macro::TokenStream;
 ///   by `Name::ports()`: this is what `connect` calls and schedulers take;
 /// - `impl Model for Name`: a `dispatch` that is one `match` calling the
 ///   methods (awaiting the `async` ones), the `init` hook, the metadata
-///   (type name, port names and types) and the required-port check.
+///   (type name, port names and types), the required-port check and the
+///   listing of the sending ports' connections for the bench's topology.
 ///
 /// # Ports
 ///

@@ -241,6 +241,32 @@ fn required_ports() {
 }
 
 #[test]
+fn uni_requestor_fields() {
+    // A `UniRequestor` is a sending port: in the metadata as a requestor,
+    // listed for the topology; `#[required]` on it is accepted.
+    assert_expansion(
+        "uni_requestor_fields",
+        expand_model(
+            quote! {
+                pub struct Poller {
+                    #[required]
+                    probe: causim::UniRequestor<u8, f64>,
+                    last: f64,
+                }
+            },
+            quote! {
+                impl Poller {
+                    #[input]
+                    pub async fn poll(&mut self, channel: u8) {
+                        self.last = self.probe.send(channel).await;
+                    }
+                }
+            },
+        ),
+    );
+}
+
+#[test]
 fn errors_are_collected() {
     // Several mistakes, all reported at once; the valid port is still
     // generated, so that uses of it do not fail too.

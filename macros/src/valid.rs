@@ -32,7 +32,7 @@ pub enum PortKind {
     Replier,
     /// An `Output<T>` field.
     Output,
-    /// A `Requestor<T, R>` field.
+    /// A `Requestor<T, R>` or `UniRequestor<T, R>` field.
     Requestor,
 }
 
@@ -65,8 +65,10 @@ pub struct Settings {
 pub struct SendPort<'a> {
     /// The field's name.
     pub ident: &'a Ident,
-    /// `Output` or `Requestor`.
+    /// `Output` or `Requestor` (a `UniRequestor` is a requestor).
     pub kind: PortKind,
+    /// The field's type, as written.
+    pub ty: &'a Type,
     /// The payload or request type, as written.
     pub payload: &'a Type,
     /// The reply type, for requestors.

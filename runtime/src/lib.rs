@@ -20,7 +20,9 @@
 //! - [`SimInit`] → [`Simulation`]: build the bench, then run it;
 //! - [`Composite`]: a subsystem of models, added as one under a path;
 //! - [`Scheduler`]: schedule events from the bench;
-//! - [`SimulationError`]: everything that can go wrong, by name.
+//! - [`SimulationError`]: everything that can go wrong, by name;
+//! - [`topology`]: the bench's graph, as JSON, Graphviz DOT, Mermaid or
+//!   SVG.
 //!
 //! See the [`model`](mod@model) module for a complete hand-written model,
 //! and the [`model`](macro@model) attribute for the macros that write it.
@@ -41,6 +43,7 @@ pub mod simulation;
 pub(crate) mod sync;
 mod thread_mark;
 pub mod time;
+pub mod topology;
 mod wake;
 
 #[doc(hidden)]

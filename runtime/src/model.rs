@@ -22,7 +22,7 @@
 //! ```
 //! use causim::prelude::*;
 //! use causim::ports::ReplySender;
-//! use causim::model::{ModelMetadata, PortKind, PortMetadata};
+//! use causim::model::{ConnectionList, ModelMetadata, PortKind, PortMetadata};
 //!
 //! /// Counts what it receives and says how much it has seen.
 //! pub struct Counter {
@@ -77,6 +77,11 @@
 //!         }
 //!     }
 //!
+//!     // Lists the sending ports' connections for the bench's topology.
+//!     fn list_connections(&self, list: &mut ConnectionList) {
+//!         list.port("total", &self.total);
+//!     }
+//!
 //!     fn metadata() -> ModelMetadata {
 //!         ModelMetadata {
 //!             type_name: "Counter",
@@ -102,7 +107,10 @@
 //!
 //! let mut simu = SimInit::new()
 //!     .add_model(counter, mailbox, "counter")
+//!     .add_event_source(&source, "adds")
+//!     .add_sink(&totals, "totals")
 //!     .init(SimTime::ZERO)?;
+//! assert_eq!(simu.topology().connections.len(), 2); // adds → add, total → totals
 //! simu.process(source.event(2))?;
 //! simu.process_event(Counter::ports().add, 3, &address)?;
 //! assert_eq!(totals.take_all(), vec![2, 5]);
@@ -115,6 +123,7 @@ mod run;
 use std::future::Future;
 
 use crate::context::Context;
+pub use crate::ports::ConnectionList;
 
 pub(crate) use run::run_model;
 
@@ -157,6 +166,18 @@ pub trait Model: Sized + Send + 'static {
     /// with a missing required connection. The default reports none.
     fn unconnected_required_ports(&self, missing: &mut Vec<&'static PortMetadata>) {
         let _ = missing;
+    }
+
+    /// Lists the connections of the sending ports (`Output`, `Requestor`
+    /// and `UniRequestor` fields), one [`ConnectionList::port`] call per
+    /// port, for the bench's [topology](crate::topology).
+    ///
+    /// `SimInit::add_model` calls this once, on the cold path; nothing is
+    /// recorded on the message path. `#[model]` writes it; the default
+    /// lists nothing, so a hand-written model that does not implement it
+    /// shows its ports in the topology but no connection leaving them.
+    fn list_connections(&self, list: &mut ConnectionList) {
+        let _ = list;
     }
 }
 

@@ -14,10 +14,12 @@
 //! checked at compile time: the payload, request and reply types and the
 //! model of the mailbox must all agree with the port.
 
+mod adapt;
 pub(crate) mod event;
 mod exposed;
 pub(crate) mod fanout;
 mod input;
+pub(crate) mod link;
 mod output;
 pub(crate) mod reply;
 mod requestor;
@@ -27,8 +29,10 @@ pub(crate) mod target;
 
 pub use exposed::{InputRef, ReplierRef};
 pub use input::{InputFor, InputPort, OwnInput, ReplierFor, ReplierPort};
+pub use link::{ConnectionList, Mapping, SendingPort};
 pub use output::{Output, OutputSend};
 pub use reply::ReplySender;
 pub use requestor::{Requestor, UniRequestor};
+pub(crate) use sink::sink_key;
 pub use sink::{EventQueue, EventSlot, Sink};
 pub use source::{EventSource, QuerySource};

@@ -77,6 +77,8 @@ pub struct Simulation {
     /// Pacing, ticker and injected input, for a live simulation (see
     /// `live.rs`); `None` keeps the plain loops.
     pub(crate) live: Option<Box<live::Live>>,
+    /// What the bench is made of, for its topology (`crate::topology`).
+    pub(crate) topology: crate::topology::Recorder,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
@@ -99,6 +101,7 @@ impl Simulation {
             pending_unbound: None,
             zero_delay_rounds: usize::MAX,
             live: None,
+            topology: Default::default(),
             not_sync: PhantomData,
             _owner: Owner::new(core),
         }

@@ -1,11 +1,12 @@
 //! The same model written by hand (the shape of the `model` module docs)
-//! and with `#[model]`, run on the same bench: their traces must be equal.
+//! and with `#[model]`, run on the same bench: their traces, and the
+//! bench's topologies, must be equal.
 //!
 //! The model exercises every kind of generated dispatch: a sync and an
 //! async input, an input with no payload, inputs and repliers that take the
 //! context, a sync and an async replier, the init hook, and self-scheduling.
 
-use causim::model::{ModelMetadata, PortKind, PortMetadata};
+use causim::model::{ConnectionList, ModelMetadata, PortKind, PortMetadata};
 use causim::ports::ReplySender;
 use causim::prelude::*;
 
@@ -191,6 +192,11 @@ mod hand {
             self.start(cx).await
         }
 
+        fn list_connections(&self, list: &mut ConnectionList) {
+            list.port("total", &self.total);
+            list.port("trace", &self.trace);
+        }
+
         fn metadata() -> ModelMetadata {
             const fn port(
                 name: &'static str,
@@ -282,8 +288,10 @@ fn run<M: Model>(
     let mut simu = SimInit::new()
         .add_model(counter, counter_mailbox, "counter")
         .add_model(probe, probe_mailbox, "probe")
+        .add_event_source(&adder, "adder")
         .init(SimTime::ZERO)
         .unwrap();
+    let topology = simu.topology().to_json();
     let scheduler = simu.scheduler();
     for (secs, n) in [(1, 5), (3, 7), (4, 1)] {
         scheduler
@@ -342,6 +350,7 @@ fn run<M: Model>(
         simu.process_query(ports.read, (), &counter_address)
             .unwrap()
     ));
+    log.push(topology);
     log
 }
 
@@ -377,6 +386,9 @@ fn hand_written_and_generated_models_have_equal_traces() {
         "probe t3",
         "stamped end",
         "read 0",
+        // The topology: the counter's outputs to their sinks.
+        r#"{"from": {"model": "counter", "port": "total"}, "to": {"sink": "counter.total"}"#,
+        r#"{"from": {"model": "counter", "port": "trace"}, "to": {"sink": "counter.trace"}"#,
     ] {
         assert!(
             hand.iter().any(|line| line.contains(expected)),

@@ -1,11 +1,13 @@
 //! The struct half of `#[model]`: what the fields say about sending ports.
 //!
-//! Generates `impl ModelFields` (the outputs' and requestors' metadata and
-//! the required-connection check) and, for a non-generic model, a check
+//! Generates `impl ModelFields` (the outputs' and requestors' metadata, the
+//! required-connection check and the listing of their connections for the
+//! topology export) and, for a non-generic model, a check
 //! that the impl half exists.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 
 use super::{option, port_list, type_name_expr, type_params};
 use crate::names::port_name;
@@ -26,6 +28,7 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
         .collect();
     let outputs = port_list(!params.is_empty(), "outputs", metadata);
     let checks = required_checks(model);
+    let listing = connection_listing(model);
     let require_model = require_model(model);
 
     quote! {
@@ -43,6 +46,10 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
                     missing: &mut Vec<&'static causim::PortMetadata>,
                 ) {
                     #checks
+                }
+
+                fn list_connections(&self, list: &mut causim::ConnectionList) {
+                    #listing
                 }
             }
 
@@ -115,6 +122,42 @@ fn required_checks(model: &ModelStruct<'_>) -> TokenStream {
     } else {
         quote!(#(#checks)*)
     }
+}
+
+/// The body of `list_connections`: one `(&self.name).list_port("name",
+/// list)` per output or requestor, in declaration order.
+///
+/// Through `ListPort`, which falls back to `ListNoPort` for a field whose
+/// type is not a sending port (see the runtime's `__private::ListPort`),
+/// and spanned at the field's type: a port type that is not well-formed
+/// (an `Output<T>` whose `T` is not `Clone`) makes the field access fail
+/// with the error the field's declaration gets, at the same place, which
+/// the compiler then reports once.
+fn connection_listing(model: &ModelStruct<'_>) -> TokenStream {
+    if model.ports.is_empty() {
+        return quote!(let _ = list;);
+    }
+    let calls = model.ports.iter().map(|port| {
+        let field = port.ident;
+        let name = port_name(field);
+        let (first, last) = first_and_last_spans(port.ty);
+        let mut args = Group::new(Delimiter::Parenthesis, quote_spanned!(last=> #name, list));
+        args.set_span(last);
+        quote_spanned!(first=> (&self.#field).list_port #args;)
+    });
+    quote! {
+        use causim::{ListNoPort as _, ListPort as _};
+        #(#calls)*
+    }
+}
+
+/// The spans of the first and the last token of `ty`: a call spanned from
+/// one to the other is reported where `ty` is written, as a whole.
+fn first_and_last_spans(ty: &syn::Type) -> (Span, Span) {
+    let tokens: Vec<_> = ty.to_token_stream().into_iter().collect();
+    let first = tokens.first().map_or_else(|| ty.span(), |t| t.span());
+    let last = tokens.last().map_or(first, |t| t.span());
+    (first, last)
 }
 
 /// `const _: fn() = causim::require_model::<Thermostat>;`, for a

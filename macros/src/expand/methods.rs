@@ -384,8 +384,8 @@ fn init_fn(hook: &Hook<'_>) -> TokenStream {
 }
 
 /// `fn metadata()`, listing the inputs and repliers here and the outputs
-/// and requestors of the struct half, and `fn unconnected_required_ports`,
-/// delegating to the struct half.
+/// and requestors of the struct half, and `fn unconnected_required_ports`
+/// and `fn list_connections`, delegating to the struct half.
 fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
     let self_ty = &model.item.self_ty;
     let generic = has_type_or_const_params(&model.item.generics);
@@ -408,6 +408,9 @@ fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
     let unconnected = quote_spanned! {self_ty.span()=>
         <Self as causim::ModelFields>::unconnected_required_ports(self, missing)
     };
+    let listing = quote_spanned! {self_ty.span()=>
+        <Self as causim::ModelFields>::list_connections(self, list)
+    };
     quote! {
         fn metadata() -> causim::ModelMetadata {
             causim::ModelMetadata {
@@ -422,6 +425,10 @@ fn metadata_fns(model: &ModelImpl<'_>) -> TokenStream {
             missing: &mut Vec<&'static causim::PortMetadata>,
         ) {
             #unconnected
+        }
+
+        fn list_connections(&self, list: &mut causim::ConnectionList) {
+            #listing
         }
     }
 }

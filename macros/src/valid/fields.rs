@@ -31,7 +31,9 @@ fn check_field<'a>(cx: &mut Ctxt, field: &ast::Field<'a>) -> Option<SendPort<'a>
     check_required_attrs(cx, &field.required);
     let (kind, payload, reply) = match field.kind {
         FieldKind::Output { payload } => (PortKind::Output, payload, None),
-        FieldKind::Requestor { request, reply } => (PortKind::Requestor, request, Some(reply)),
+        FieldKind::Requestor { request, reply } | FieldKind::UniRequestor { request, reply } => {
+            (PortKind::Requestor, request, Some(reply))
+        }
         FieldKind::State => {
             if let Some(attr) = field.required.first() {
                 required_on_state(cx, attr, &field.field.ty);
@@ -49,6 +51,7 @@ fn check_field<'a>(cx: &mut Ctxt, field: &ast::Field<'a>) -> Option<SendPort<'a>
     Some(SendPort {
         ident,
         kind,
+        ty: &field.field.ty,
         payload,
         reply,
         required: !field.required.is_empty(),
@@ -72,14 +75,14 @@ fn required_on_state(cx: &mut Ctxt, attr: &syn::Attribute, ty: &syn::Type) {
     let Some(name) = maybe_alias(ty) else {
         cx.error(
             attr,
-            "`#[required]` applies only to `Output` and `Requestor` fields",
+            "`#[required]` applies only to `Output`, `Requestor` and `UniRequestor` fields",
         );
         return;
     };
     cx.error(
         attr,
         format_args!(
-            "`#[required]` applies only to fields written `Output<T>` or `Requestor<T, R>`, and this one is written `{name}`; if `{name}` is an alias of one, write the port type out here: `#[model]` reads the source, and cannot see what an alias stands for"
+            "`#[required]` applies only to fields written `Output<T>`, `Requestor<T, R>` or `UniRequestor<T, R>`, and this one is written `{name}`; if `{name}` is an alias of one, write the port type out here: `#[model]` reads the source, and cannot see what an alias stands for"
         ),
     );
 }

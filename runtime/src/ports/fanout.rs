@@ -12,9 +12,11 @@ use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use super::adapt::{Direct, FilterMapped, Mapped};
 use super::input::InputFor;
+use super::link::ConnectionList;
 use super::sink::Sink;
-use super::target::{identity_some, Check, ForeignInput, InputConnection, Target};
+use super::target::{Check, ForeignInput, InputConnection, Target};
 use crate::mailbox::{IntoAddress, WaitTicket};
 
 /// The connections of one output or event source, in connection order.
@@ -132,7 +134,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         self.add(InputConnection {
             address: address.into_address(),
             port: port.into_input_port(),
-            adapt: identity_some::<T>,
+            adapt: Direct,
         });
     }
 
@@ -149,7 +151,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         self.add(InputConnection {
             address: address.into_address(),
             port: port.into_input_port(),
-            adapt: move |v| Some(map(v)),
+            adapt: Mapped(map),
         });
     }
 
@@ -166,7 +168,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         self.add(InputConnection {
             address: address.into_address(),
             port: port.into_input_port(),
-            adapt: filter_map,
+            adapt: FilterMapped(filter_map),
         });
     }
 
@@ -219,6 +221,14 @@ impl<T: Clone + Send + 'static> Fanout<T> {
     /// Number of connections.
     pub(crate) fn len(&self) -> usize {
         self.targets.as_slice().len()
+    }
+
+    /// Lists every connection under the sending port's name `name`, for
+    /// the topology export (cold).
+    pub(crate) fn list_links(&self, name: &'static str, list: &mut ConnectionList) {
+        for target in self.targets.as_slice() {
+            list.push(name, target.link());
+        }
     }
 }
 

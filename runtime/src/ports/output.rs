@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 use super::exposed::InputRef;
 use super::fanout::{Fanout, FanoutSend};
 use super::input::InputFor;
+use super::link::{ConnectionList, SendingPort};
 use super::sink::Sink;
 use crate::mailbox::{IntoAddress, WaitTicket};
 use crate::model::Model;
@@ -122,6 +123,12 @@ impl<T: Clone + Send + 'static> Output<T> {
             progress: FanoutSend::new(value),
             ticket: WaitTicket::new(),
         }
+    }
+}
+
+impl<T: Clone + Send + 'static> SendingPort for Output<T> {
+    fn list_links(&self, name: &'static str, list: &mut ConnectionList) {
+        self.fanout.list_links(name, list);
     }
 }
 

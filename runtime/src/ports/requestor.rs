@@ -4,9 +4,11 @@ use std::fmt;
 use std::future::poll_fn;
 use std::task::Poll;
 
+use super::adapt::{Direct, Mapped};
 use super::exposed::ReplierRef;
 use super::input::ReplierFor;
-use super::target::{identity, Check, ForeignReplier, ReplierConnection, ReplierTarget};
+use super::link::{ConnectionList, SendingPort};
+use super::target::{Check, ForeignReplier, ReplierConnection, ReplierTarget};
 use crate::mailbox::{IntoAddress, WaitTicket};
 use crate::model::Model;
 use crate::poll_report::{self, Blocker, Misaddressed};
@@ -43,8 +45,8 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
         self.connections.push(Box::new(ReplierConnection::new(
             address.into_address(),
             port.into_replier_port(),
-            identity::<T>,
-            identity::<R>,
+            Direct,
+            Direct,
         )));
         self.checked = false;
     }
@@ -65,8 +67,8 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
         self.connections.push(Box::new(ReplierConnection::new(
             address.into_address(),
             port.into_replier_port(),
-            map_request,
-            map_reply,
+            Mapped(map_request),
+            Mapped(map_reply),
         )));
         self.checked = false;
     }
@@ -140,6 +142,14 @@ impl<T: Clone + Send + 'static, R: Send + 'static> Requestor<T, R> {
             }
         }
         self.replies.drain(..)
+    }
+}
+
+impl<T: Clone + Send + 'static, R: Send + 'static> SendingPort for Requestor<T, R> {
+    fn list_links(&self, name: &'static str, list: &mut ConnectionList) {
+        for connection in &self.connections {
+            list.push(name, connection.link());
+        }
     }
 }
 
@@ -228,8 +238,8 @@ impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
             connection: [Box::new(ReplierConnection::new(
                 address.into_address(),
                 port.into_replier_port(),
-                identity::<T>,
-                identity::<R>,
+                Direct,
+                Direct,
             ))],
             checked: false,
         }
@@ -251,8 +261,8 @@ impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
             connection: [Box::new(ReplierConnection::new(
                 address.into_address(),
                 port.into_replier_port(),
-                map_request,
-                map_reply,
+                Mapped(map_request),
+                Mapped(map_reply),
             ))],
             checked: false,
         }
@@ -309,6 +319,21 @@ impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
             Poll::Pending => Poll::Pending,
         })
         .await
+    }
+}
+
+impl<T: Send + 'static, R: Send + 'static> UniRequestor<T, R> {
+    /// Always true: a `UniRequestor` is built connected (so that a
+    /// `#[required]` mark on one, which is redundant, is satisfied).
+    pub fn is_connected(&self) -> bool {
+        true
+    }
+}
+
+impl<T: Send + 'static, R: Send + 'static> SendingPort for UniRequestor<T, R> {
+    fn list_links(&self, name: &'static str, list: &mut ConnectionList) {
+        let [connection] = &self.connection;
+        list.push(name, connection.link());
     }
 }
 

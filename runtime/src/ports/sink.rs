@@ -10,6 +10,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::task::Context;
 
+use super::link::{Mapping, Recipient, SinkKey};
 use super::target::Target;
 use crate::mailbox::WaitTicket;
 use crate::sync::lock;
@@ -24,6 +25,12 @@ pub trait Sink<T: Send + 'static> {
     #[doc(hidden)]
     #[allow(private_interfaces)]
     fn target(&self) -> Arc<dyn Target<T>>;
+}
+
+/// The identity of `sink`, as its connections name it (cold: a sink
+/// registered for the topology export).
+pub(crate) fn sink_key<T: Send + 'static>(sink: &impl Sink<T>) -> SinkKey {
+    SinkKey::of(&*sink.target())
 }
 
 /// A sink that keeps only the latest value.
@@ -67,6 +74,10 @@ impl<T: Send + 'static> Target<T> for Mutex<Option<T>> {
 
     fn send_from_bench(&self, value: T) {
         *lock(self) = Some(value);
+    }
+
+    fn link(&self) -> (Recipient, Mapping) {
+        (Recipient::Sink(SinkKey::of(self)), Mapping::Direct)
     }
 }
 
@@ -147,6 +158,10 @@ impl<T: Send + 'static> Target<T> for Mutex<VecDeque<T>> {
 
     fn send_from_bench(&self, value: T) {
         lock(self).push_back(value);
+    }
+
+    fn link(&self) -> (Recipient, Mapping) {
+        (Recipient::Sink(SinkKey::of(self)), Mapping::Direct)
     }
 }
 

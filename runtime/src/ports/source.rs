@@ -7,6 +7,7 @@ use super::event::Event;
 use super::exposed::{InputRef, ReplierRef};
 use super::fanout::Fanout;
 use super::input::{InputFor, ReplierFor};
+use super::link::{ConnectionList, SendingPort};
 use super::requestor::Requestor;
 use super::target::Target;
 use crate::mailbox::IntoAddress;
@@ -114,6 +115,11 @@ impl<T: Clone + Send + 'static> EventSource<T> {
     pub(crate) fn targets(&self) -> &[Arc<dyn Target<T>>] {
         self.fanout.targets()
     }
+
+    /// Lists the connections, for the topology export (cold).
+    pub(crate) fn list_links(&self, list: &mut ConnectionList) {
+        self.fanout.list_links("", list);
+    }
 }
 
 impl<T: Clone + Send + 'static> Default for EventSource<T> {
@@ -191,6 +197,11 @@ impl<T: Clone + Send + 'static, R: Send + 'static> QuerySource<T, R> {
     /// True if at least one connection was made.
     pub fn is_connected(&self) -> bool {
         self.requestor.is_connected()
+    }
+
+    /// Lists the connections, for the topology export (cold).
+    pub(crate) fn list_links(&self, list: &mut ConnectionList) {
+        self.requestor.list_links("", list);
     }
 }
 

@@ -13,7 +13,9 @@
 
 use std::task::{Context, Poll};
 
+use super::adapt::{Adapt, Convert};
 use super::input::{InputPort, ReplierPort};
+use super::link::{MailboxKey, Mapping, Recipient};
 use super::reply::ReplySlot;
 use crate::bench::BenchId;
 use crate::mailbox::channel::{note_unbound_cold, Pushed};
@@ -48,6 +50,13 @@ pub(crate) trait Target<T>: Send + Sync {
     /// the bench itself, always does.
     fn check(&self, _bench: BenchId) -> Check {
         Check::Bound
+    }
+
+    /// Where this connection leads and how it adapts the value, for the
+    /// topology export (cold). A connection that refuses every message
+    /// (its recipient is in another bench) is not listed.
+    fn link(&self) -> (Recipient, Mapping) {
+        (Recipient::Refused, Mapping::Direct)
     }
 }
 
@@ -157,6 +166,10 @@ pub(crate) trait ReplierTarget<T, R>: Send + Sync {
     /// the bench (never added, or added to another one), as opposed to a
     /// replier whose model no longer exists (cold).
     fn is_misaddressed(&self) -> bool;
+
+    /// Where this connection leads and how it converts the request and
+    /// the reply, for the topology export (cold).
+    fn link(&self) -> (Recipient, Mapping);
 }
 
 /// A connection to a replier of a model of another bench: drops every
@@ -201,6 +214,10 @@ impl<T, R> ReplierTarget<T, R> for ForeignReplier {
 
     fn is_misaddressed(&self) -> bool {
         true
+    }
+
+    fn link(&self) -> (Recipient, Mapping) {
+        (Recipient::Refused, Mapping::Direct)
     }
 }
 
@@ -259,22 +276,22 @@ fn wait_for_space<M: Model>(address: &Address<M>) {
     poll_report::set_waiting(Blocker::MailboxSpace(recipient_name(address)));
 }
 
-/// A connection to an input, optionally through a filter-map.
-pub(crate) struct InputConnection<M: Model, T, F> {
+/// A connection to an input, optionally through a map or a filter-map.
+pub(crate) struct InputConnection<M: Model, T, A> {
     /// The recipient's mailbox.
     pub(crate) address: Address<M>,
     /// The recipient port.
     pub(crate) port: InputPort<M, T>,
     /// Turns the sent value into the port's payload, or filters it out.
-    pub(crate) adapt: F,
+    pub(crate) adapt: A,
 }
 
-impl<M, T, U, F> Target<U> for InputConnection<M, T, F>
+impl<M, T, U, A> Target<U> for InputConnection<M, T, A>
 where
     M: Model,
     T: Send + 'static,
     U: Send + 'static,
-    F: Fn(U) -> Option<T> + Send + Sync + 'static,
+    A: Adapt<U, T>,
 {
     fn try_send<'a>(
         &'a self,
@@ -289,7 +306,7 @@ where
             port.name(),
             PortKind::Input,
             value,
-            |v| adapt(v).map(|t| port.message(t)),
+            |v| adapt.adapt(v).map(|t| port.message(t)),
             cx,
             ticket,
         )
@@ -300,7 +317,7 @@ where
         let port = self.port;
         let adapt = &self.adapt;
         push_from_bench(&self.address, port.name(), value, |v| {
-            adapt(v).map(|t| port.message(t))
+            adapt.adapt(v).map(|t| port.message(t))
         });
     }
 
@@ -310,6 +327,28 @@ where
 
     fn check(&self, bench: BenchId) -> Check {
         check_address(&self.address, self.port.name(), PortKind::Input, bench)
+    }
+
+    fn link(&self) -> (Recipient, Mapping) {
+        (
+            model_recipient(&self.address, self.port.name(), PortKind::Input),
+            A::MAPPING,
+        )
+    }
+}
+
+/// The model port `port` (of kind `kind`) of the mailbox at `address`, as
+/// a recipient.
+fn model_recipient<M: Model>(
+    address: &Address<M>,
+    port: &'static str,
+    kind: PortKind,
+) -> Recipient {
+    Recipient::Model {
+        mailbox: MailboxKey::of(address),
+        port,
+        kind,
+        metadata: M::metadata,
     }
 }
 
@@ -350,8 +389,8 @@ where
     M: Model,
     T: Send + 'static,
     R: Send + 'static,
-    F: Fn(U) -> T + Send + Sync + 'static,
-    G: Fn(R) -> Q + Send + Sync + 'static,
+    F: Convert<U, T>,
+    G: Convert<R, Q>,
 {
     fn try_send<'a>(
         &'a self,
@@ -366,7 +405,7 @@ where
             port.name(),
             PortKind::Replier,
             request,
-            |r| Some(port.message(map_request(r), slot.arm())),
+            |r| Some(port.message(map_request.convert(r), slot.arm())),
             cx,
             Some(ticket),
         )?;
@@ -379,7 +418,7 @@ where
 
     fn poll_reply(&self, cx: &mut Context<'_>) -> Poll<Option<Q>> {
         match self.slot.poll_take(cx) {
-            Poll::Ready(reply) => Poll::Ready(reply.map(&self.map_reply)),
+            Poll::Ready(reply) => Poll::Ready(reply.map(|r| self.map_reply.convert(r))),
             Poll::Pending => {
                 poll_report::set_waiting(Blocker::Reply(recipient_name(&self.address)));
                 Poll::Pending
@@ -398,14 +437,13 @@ where
     fn is_misaddressed(&self) -> bool {
         self.address.channel().binding().is_none()
     }
-}
 
-/// The adapter of a plain connection.
-pub(crate) fn identity_some<T>(value: T) -> Option<T> {
-    Some(value)
-}
-
-/// The adapter of a plain requestor connection.
-pub(crate) fn identity<T>(value: T) -> T {
-    value
+    fn link(&self) -> (Recipient, Mapping) {
+        let mapping = match (F::MAPPING, G::MAPPING) {
+            (Mapping::Direct, Mapping::Direct) => Mapping::Direct,
+            _ => Mapping::Map,
+        };
+        let recipient = model_recipient(&self.address, self.port.name(), PortKind::Replier);
+        (recipient, mapping)
+    }
 }

@@ -17,6 +17,7 @@ use crate::name::Name;
 use crate::realtime::{AppliedInput, Clock, Lateness, Pacer};
 use crate::scheduler::SchedulerCore;
 use crate::time::SimTime;
+use crate::topology::Recorder;
 
 /// A model added to the bench, waiting for `init`.
 struct PendingModel {
@@ -64,6 +65,8 @@ pub struct SimInit {
     tick: Option<Duration>,
     /// Receives every injected input a step applies.
     input_log: Option<Box<dyn FnMut(AppliedInput) + Send>>,
+    /// What the bench is made of, for its topology (`crate::topology`).
+    pub(crate) topology: Recorder,
 }
 
 impl SimInit {
@@ -82,6 +85,7 @@ impl SimInit {
             lateness: Lateness::default(),
             tick: None,
             input_log: None,
+            topology: Recorder::default(),
         }
     }
 
@@ -268,6 +272,7 @@ impl SimInit {
     ) {
         let path = self.claim_path(parent, name);
         self.record_missing_connections(&model, &path);
+        self.topology.record_model(&model, &mailbox);
         mailbox.channel().bind(path, self.core.bench);
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
@@ -288,6 +293,7 @@ impl SimInit {
         name: &str,
     ) {
         let path = self.claim_path(parent, name);
+        self.topology.record_composite(&path, C::type_name());
         composite.build(&mut BuildContext::new(self, path.to_string()));
     }
 
@@ -354,6 +360,7 @@ impl SimInit {
         if pacer.is_some() || self.tick.is_some() || self.input_log.is_some() {
             simulation.live = Some(Box::new(Live::new(pacer, self.tick, self.input_log)));
         }
+        simulation.topology = self.topology;
         for model in self.models {
             simulation.executor.spawn(model.future, model.probe);
         }

@@ -50,6 +50,8 @@ mod sources_sinks;
 mod time;
 #[path = "../timeout.rs"]
 mod timeout;
+#[path = "../topology.rs"]
+mod topology;
 #[path = "../zero_delay.rs"]
 mod zero_delay;
 
