@@ -220,9 +220,7 @@ impl Obsw {
     #[input]
     pub async fn control(&mut self) {
         self.celsius = self.temperature.send(()).await.next().unwrap_or(f64::NAN);
-        let on = if self.safe {
-            true
-        } else if self.celsius < self.setpoint - 0.5 {
+        let on = if self.safe || self.celsius < self.setpoint - 0.5 {
             true
         } else if self.celsius > self.setpoint + 0.5 {
             false
