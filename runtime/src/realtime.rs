@@ -46,4 +46,7 @@ pub use injector::{AppliedInput, InjectError, Injector, InputRecord, PendingRepl
 pub use pacer::Lateness;
 
 pub(crate) use injector::{InjectQueue, Injected};
+
+#[cfg(all(test, causim_loom))]
+mod loom_tests;
 pub(crate) use pacer::{next_tick, Pacer};

@@ -12,8 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -26,7 +25,8 @@ use crate::ports::event::{Action, Event};
 use crate::ports::reply::{ReplySender, ReplySlot};
 use crate::ports::target::{check_address, describe_input, push_from_bench, Check};
 use crate::ports::{InputRef, ReplierPort, ReplierRef};
-use crate::sync::lock;
+use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::{lock, Mutex};
 use crate::time::SimTime;
 
 /// Injects events and queries into a running simulation from any thread.
@@ -401,6 +401,13 @@ pub(crate) struct Injected {
 }
 
 /// The queue between the injectors and the simulation.
+///
+/// Its state is behind one lock, taken once per injection and once per
+/// step that has input waiting; the `pending` flag is the one look a step
+/// without input takes. The flag is set under the lock after an input is
+/// queued and cleared under the lock when the queue is emptied, so a step
+/// that reads it as false after an injection returned can only be one
+/// that began before (see the loom models in `realtime/loom_tests.rs`).
 pub(crate) struct InjectQueue {
     /// The inputs waiting.
     state: Mutex<QueueState>,
@@ -427,7 +434,7 @@ impl InjectQueue {
     /// An empty queue for a simulation of `bench`.
     pub(crate) fn new(bench: BenchId) -> Self {
         InjectQueue {
-            state: Mutex::default(),
+            state: Mutex::new(QueueState::default()),
             pending: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             bench,
@@ -435,7 +442,7 @@ impl InjectQueue {
     }
 
     /// Queues `action` for the step at `time`, or for the next one.
-    fn push(
+    pub(crate) fn push(
         &self,
         time: Option<SimTime>,
         action: Box<dyn Action>,
