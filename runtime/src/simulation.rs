@@ -104,6 +104,12 @@ impl Simulation {
         self.core.time()
     }
 
+    /// A view of the simulation time for observers (see
+    /// [`TimeView`](crate::TimeView)).
+    pub fn time_view(&self) -> crate::TimeView {
+        crate::time_view::TimeView::new(self.core.clone())
+    }
+
     /// A handle for scheduling events from the bench.
     pub fn scheduler(&self) -> Scheduler {
         Scheduler::new(self.core.clone())

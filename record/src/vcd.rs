@@ -1,0 +1,130 @@
+//! VCD (value change dump, IEEE 1364) waveforms of recorded series, for
+//! GTKWave, Surfer and other viewers. Written with the `vcd` crate.
+//!
+//! Each series name is a path: `sat/power/battery/soc` becomes the
+//! variable `soc` in scope `battery` inside `power` inside `sat`, so a
+//! viewer shows the bench's model tree. A name without `/` goes into the
+//! top scope `bench`. The timescale is 1 ns, the simulation's resolution.
+//! Reals are `real`, integers 64-bit `integer`, booleans 1-bit `wire`,
+//! labels `string` (an extension GTKWave and Surfer read; whitespace in a
+//! label is written as `_`, since it would end the value).
+
+use std::io::{self, Write};
+
+use ::vcd::{IdCode, TimescaleUnit, VarType, Writer};
+
+use crate::recording::{merged, Series};
+use crate::value::{Kind, Value};
+
+/// The scope of names that have no `/`.
+const TOP_SCOPE: &str = "bench";
+
+/// A level of the scope tree: its subscopes and variables, in first-seen
+/// order (a map would sort them; the series order is the user's).
+#[derive(Default)]
+struct Scope {
+    /// Name and content of each subscope.
+    scopes: Vec<(String, Scope)>,
+    /// Reference and series index of each variable.
+    vars: Vec<(String, usize)>,
+}
+
+impl Scope {
+    /// Files series `index`, named by `path`, at its place in the tree.
+    fn insert(&mut self, path: &[&str], index: usize) {
+        match path {
+            [] => {}
+            [var] => self.vars.push((var.to_string(), index)),
+            [scope, rest @ ..] => {
+                let position = self.scopes.iter().position(|(n, _)| n == scope);
+                let position = position.unwrap_or_else(|| {
+                    self.scopes.push((scope.to_string(), Scope::default()));
+                    self.scopes.len() - 1
+                });
+                self.scopes[position].1.insert(rest, index);
+            }
+        }
+    }
+
+    /// Writes this level's definitions; `ids[i]` gets series `i`'s code.
+    fn define<W: Write>(
+        &self,
+        writer: &mut Writer<W>,
+        series: &[Series],
+        ids: &mut [Option<IdCode>],
+    ) -> io::Result<()> {
+        for (reference, index) in &self.vars {
+            let (var_type, width) = match series[*index].kind {
+                Kind::Real => (VarType::Real, 64),
+                Kind::Int => (VarType::Integer, 64),
+                Kind::Bool => (VarType::Wire, 1),
+                Kind::Label => (VarType::String, 1),
+            };
+            ids[*index] = Some(writer.add_var(var_type, width, reference, None)?);
+        }
+        for (name, scope) in &self.scopes {
+            writer.add_module(name)?;
+            scope.define(writer, series, ids)?;
+            writer.upscope()?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `series` as a VCD file.
+pub fn write_vcd(series: &[Series], out: impl Write) -> io::Result<()> {
+    let mut tree = Scope::default();
+    for (index, s) in series.iter().enumerate() {
+        let mut path: Vec<&str> = s.name.split('/').filter(|p| !p.is_empty()).collect();
+        if path.len() < 2 {
+            path.insert(0, TOP_SCOPE);
+        }
+        tree.insert(&path, index);
+    }
+    let mut writer = Writer::new(out);
+    writer.version("causim-record")?;
+    writer.timescale(1, TimescaleUnit::NS)?;
+    let mut ids = vec![None; series.len()];
+    tree.define(&mut writer, series, &mut ids)?;
+    writer.enddefinitions()?;
+    let mut current = None;
+    for (index, sample) in merged(series) {
+        let time = sample.time.as_nanos();
+        if current != Some(time) {
+            writer.timestamp(time)?;
+            current = Some(time);
+        }
+        // Every series was given a code by `define`.
+        let Some(id) = ids[index] else { continue };
+        write_change(&mut writer, id, &sample.value)?;
+    }
+    writer.flush()
+}
+
+/// Writes one value change.
+fn write_change<W: Write>(writer: &mut Writer<W>, id: IdCode, value: &Value) -> io::Result<()> {
+    match *value {
+        Value::Real(v) => writer.change_real(id, v),
+        Value::Int(v) => {
+            // Two's complement, most significant bit first, without the
+            // leading zeros (a viewer extends a shorter vector with 0).
+            let width = if v < 0 { 64 } else { (64 - v.leading_zeros()).max(1) };
+            let bits = (0..width).rev().map(|bit| {
+                if (v >> bit) & 1 == 1 {
+                    ::vcd::Value::V1
+                } else {
+                    ::vcd::Value::V0
+                }
+            });
+            writer.change_vector(id, bits)
+        }
+        Value::Bool(v) => writer.change_scalar(id, v),
+        Value::Label(label) => {
+            let label: String = label
+                .chars()
+                .map(|c| if c.is_whitespace() { '_' } else { c })
+                .collect();
+            writer.change_string(id, &label)
+        }
+    }
+}
