@@ -32,10 +32,22 @@ pub(crate) fn run_model<M: Model>(model: M, cx: Context<M>) -> impl Future<Outpu
     let mut parts = (model, cx);
     async move {
         let (model, cx) = &mut parts;
-        Abandonable(model.init(cx)).await;
+        #[cfg(feature = "tracing")]
+        let span = super::trace::model_span(cx);
+        #[cfg(feature = "tracing")]
+        let init_span = super::trace::init_span(&span, cx);
+        let init = Abandonable(model.init(cx));
+        #[cfg(feature = "tracing")]
+        let init = tracing::Instrument::instrument(init, init_span);
+        init.await;
         loop {
             let message = poll_fn(|task_cx| cx.poll_recv(task_cx)).await;
-            Abandonable(model.dispatch(message, cx)).await;
+            #[cfg(feature = "tracing")]
+            let message_span = super::trace::message_span(&span, &message, cx);
+            let handled = Abandonable(model.dispatch(message, cx));
+            #[cfg(feature = "tracing")]
+            let handled = tracing::Instrument::instrument(handled, message_span);
+            handled.await;
         }
     }
 }
@@ -64,7 +76,8 @@ impl<F: Future<Output = ()>> Future for Abandonable<F> {
     }
 }
 
-#[cfg(all(test, not(causim_loom)))]
+// With tracing on, the task also holds the model's span.
+#[cfg(all(test, not(causim_loom), not(feature = "tracing")))]
 // The test model's generated ports are unused here.
 #[allow(dead_code)]
 mod size_tests {
