@@ -75,7 +75,7 @@ pub use ports::{
 };
 pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError, ZeroDelay};
 pub use simulation::{
-    BlockedModel, MissingConnection, SimInit, Simulation, SimulationError, WaitingFor,
+    BlockedModel, MissingConnection, Progress, SimInit, Simulation, SimulationError, WaitingFor,
 };
 pub use time::{SimTime, SimTimeError};
 pub use time_view::TimeView;

@@ -16,6 +16,7 @@
 
 mod error;
 mod init;
+mod progress;
 
 use std::any::Any;
 use std::cell::Cell;
@@ -27,6 +28,7 @@ use std::time::{Duration, Instant};
 
 pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
+pub use progress::Progress;
 
 use crate::bench::BenchGuard;
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
@@ -73,6 +75,8 @@ pub struct Simulation {
     pending_unbound: Option<(Option<Arc<str>>, Misaddressed)>,
     /// Zero-delay rounds allowed in one time step.
     pub(crate) zero_delay_rounds: usize,
+    /// The progress callback of long calls, if set (see `progress.rs`).
+    progress: Option<Box<progress::ProgressHook>>,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
@@ -94,6 +98,7 @@ impl Simulation {
             returning: ReturningBox::default(),
             pending_unbound: None,
             zero_delay_rounds: usize::MAX,
+            progress: None,
             not_sync: PhantomData,
             _owner: Owner::new(core),
         }
@@ -165,8 +170,10 @@ impl Simulation {
         let deadline = self.deadline();
         let _driving = self.drive();
         let _bench = self.enter();
+        self.begin_progress(Some(time));
         loop {
             while self.take_next_due(time) {
+                self.step_progress();
                 self.process_due(deadline)?;
                 self.run_zero_delay_rounds(deadline)?;
                 self.check_halt()?;
@@ -174,6 +181,7 @@ impl Simulation {
             // Under the lock, unless a handle on another thread queued an
             // event by `time` since the last look.
             if self.core.advance_to(time) {
+                self.end_progress();
                 return Ok(());
             }
         }
@@ -203,11 +211,14 @@ impl Simulation {
         let deadline = self.deadline();
         let _driving = self.drive();
         let _bench = self.enter();
+        self.begin_progress(None);
         while self.take_next_due(SimTime::MAX) {
+            self.step_progress();
             self.process_due(deadline)?;
             self.run_zero_delay_rounds(deadline)?;
             self.check_halt()?;
         }
+        self.end_progress();
         Ok(())
     }
 
