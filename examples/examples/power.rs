@@ -5,13 +5,15 @@
 //! cargo run --release --example power -- --orbits 15 --out /tmp/power
 //! ```
 //!
-//! Prints the energy summary, and writes the bus telemetry as CSV and an
-//! SVG plot (see `causim_examples::power` for the models).
+//! Prints the energy summary, and writes the bus telemetry recorded with
+//! `causim-record` as CSV, a VCD waveform and an SVG plot (see
+//! `causim_examples::power` for the models).
 
 use std::process::ExitCode;
 
-use causim_examples::output::{run_main, write_outputs, AnyError, Line, Options, Panel, Progress};
-use causim_examples::power::{self, BusSample, PowerConfig};
+use causim_examples::output::{run_main, write_outputs, AnyError, Options, Progress};
+use causim_record::{Figure, Panel};
+use causim_examples::power::{self, PowerConfig};
 
 const HELP: &str = "\
 Simulates a spacecraft power subsystem in low Earth orbit.
@@ -20,7 +22,7 @@ Options:
   --orbits N    orbits to simulate (default 5)
   --soc X       initial battery state of charge, 0 to 1 (default 0.9)
   --threads N   executor threads; 1 is deterministic (default 1)
-  --out DIR     where power.csv and power.svg go
+  --out DIR     where power.csv, power.vcd and power.svg go
                 (default: <target dir>/causim-examples)";
 
 fn main() -> ExitCode {
@@ -53,34 +55,21 @@ fn example() -> Result<(), AnyError> {
     );
     println!("{}", run.summary);
 
-    write_outputs(
-        &out_dir,
-        "power",
-        (power::CSV_HEADER, run.samples.iter().map(power::csv_row)),
-        ("time (min)", &panels(&run.samples)),
-    )?;
+    write_outputs(&out_dir, "power", &run.series, &figure())?;
     Ok(())
 }
 
 /// Power flows on top, state of charge below.
-fn panels(samples: &[BusSample]) -> Vec<Panel> {
-    let line = |name: &str, f: fn(&BusSample) -> f64| Line {
-        name: name.to_string(),
-        points: samples.iter().map(|s| (s.time_s / 60.0, f(s))).collect(),
-    };
-    vec![
-        Panel {
-            title: "Power on the bus".into(),
-            y_label: "W".into(),
-            lines: vec![
-                line("solar array", |s| s.solar_w),
-                line("loads", |s| s.load_w),
-            ],
-        },
-        Panel {
-            title: "Battery".into(),
-            y_label: "state of charge (%)".into(),
-            lines: vec![line("state of charge", |s| 100.0 * s.soc)],
-        },
-    ]
+fn figure() -> Figure {
+    Figure {
+        x_label: "time (min)".into(),
+        seconds_per_unit: 60.0,
+        panels: vec![
+            Panel::new("Power on the bus", "W")
+                .line("solar array", "sat/power/bus/solar_w")
+                .line("loads", "sat/power/bus/load_w"),
+            Panel::new("Battery", "state of charge (%)")
+                .line("state of charge", "sat/power/bus/soc_percent"),
+        ],
+    }
 }

@@ -42,6 +42,7 @@ use std::time::Duration;
 use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 use causim::SchedulingError;
+use causim_record::{Recording, Series};
 
 pub mod subsystems;
 
@@ -642,6 +643,8 @@ pub struct PowerRun {
     pub summary: PowerSummary,
     /// One sample per bus period.
     pub samples: Vec<BusSample>,
+    /// The recorded series (see [`record`]): what the example writes.
+    pub series: Vec<Series>,
 }
 
 /// The assembled bench, run one orbit at a time.
@@ -659,6 +662,8 @@ pub struct PowerBench {
     transitions: EventQueue<bool>,
     /// The bus telemetry.
     telemetry: EventQueue<BusSample>,
+    /// The series written to files.
+    recording: Recording,
 }
 
 impl PowerBench {
@@ -674,6 +679,9 @@ impl PowerBench {
         orbit.sunlit.connect_sink(&transitions);
         let telemetry = EventQueue::new();
         sat.power.telemetry().connect_sink(&telemetry);
+        let init = SimInit::new().with_threads(config.threads);
+        let recording = Recording::new(init.time_view());
+        record(&recording, sat.power.telemetry(), &mut orbit.sunlit);
 
         let endpoints = Endpoints {
             sample: sat.power.sample(),
@@ -681,8 +689,7 @@ impl PowerBench {
             battery_report: sat.power.battery_report(),
         };
         let survival_heater = sat.thermal.survival_heater();
-        let simu = SimInit::new()
-            .with_threads(config.threads)
+        let simu = init
             .add_model(orbit, Mailbox::new(), "orbit")
             .add_composite(sat, "sat")
             .init(SimTime::ZERO)?;
@@ -695,6 +702,7 @@ impl PowerBench {
             endpoints,
             transitions,
             telemetry,
+            recording,
         })
     }
 
@@ -738,8 +746,25 @@ impl PowerBench {
                 battery,
             },
             samples,
+            series: self.recording.series(),
         })
     }
+}
+
+/// Records the bus telemetry's quantities and the orbit's light, under
+/// the paths of the models that send them.
+pub fn record(recording: &Recording, telemetry: &mut Output<BusSample>, sunlit: &mut Output<bool>) {
+    let bus = "sat/power/bus";
+    let quantities: [(&str, fn(&BusSample) -> f64); 4] = [
+        ("volts", |s| s.volts),
+        ("solar_w", |s| s.solar_w),
+        ("load_w", |s| s.load_w),
+        ("soc_percent", |s| 100.0 * s.soc),
+    ];
+    for (name, quantity) in quantities {
+        telemetry.connect_sink(recording.record_map(format!("{bus}/{name}"), quantity).sink());
+    }
+    sunlit.connect_sink(recording.record::<bool>("orbit/sunlit").sink());
 }
 
 /// Runs `config` to the end; `on_orbit` is called after each orbit.
@@ -793,19 +818,4 @@ fn schedule_survival_heater(
     scheduler.schedule_periodic(on_at, period, heater.port(), true, heater.address())?;
     scheduler.schedule_periodic(off_at, period, heater.port(), false, heater.address())?;
     Ok(())
-}
-
-/// The CSV header matching [`csv_row`].
-pub const CSV_HEADER: &str = "time_s,bus_volts,solar_w,load_w,soc_percent";
-
-/// One CSV line.
-pub fn csv_row(s: &BusSample) -> String {
-    format!(
-        "{:.0},{:.3},{:.2},{:.2},{:.3}",
-        s.time_s,
-        s.volts,
-        s.solar_w,
-        s.load_w,
-        100.0 * s.soc
-    )
 }

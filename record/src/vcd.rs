@@ -6,8 +6,8 @@
 //! viewer shows the bench's model tree. A name without `/` goes into the
 //! top scope `bench`. The timescale is 1 ns, the simulation's resolution.
 //! Reals are `real`, integers 64-bit `integer`, booleans 1-bit `wire`,
-//! labels `string` (an extension GTKWave and Surfer read; whitespace in a
-//! label is written as `_`, since it would end the value).
+//! labels `string` (an extension GTKWave and Surfer read). Whitespace in a
+//! name or a label is written as `_`, since it would end the token.
 
 use std::io::{self, Write};
 
@@ -60,15 +60,23 @@ impl Scope {
                 Kind::Bool => (VarType::Wire, 1),
                 Kind::Label => (VarType::String, 1),
             };
-            ids[*index] = Some(writer.add_var(var_type, width, reference, None)?);
+            ids[*index] = Some(writer.add_var(var_type, width, &identifier(reference), None)?);
         }
         for (name, scope) in &self.scopes {
-            writer.add_module(name)?;
+            writer.add_module(&identifier(name))?;
             scope.define(writer, series, ids)?;
             writer.upscope()?;
         }
         Ok(())
     }
+}
+
+/// `name` as a VCD identifier: whitespace, which would end it, becomes `_`
+/// (a model named `coffee machine` is scope `coffee_machine`).
+fn identifier(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_whitespace() { '_' } else { c })
+        .collect()
 }
 
 /// Writes `series` as a VCD file.
@@ -119,12 +127,6 @@ fn write_change<W: Write>(writer: &mut Writer<W>, id: IdCode, value: &Value) -> 
             writer.change_vector(id, bits)
         }
         Value::Bool(v) => writer.change_scalar(id, v),
-        Value::Label(label) => {
-            let label: String = label
-                .chars()
-                .map(|c| if c.is_whitespace() { '_' } else { c })
-                .collect();
-            writer.change_string(id, &label)
-        }
+        Value::Label(label) => writer.change_string(id, &identifier(label)),
     }
 }
