@@ -20,22 +20,15 @@
 //! function) and [`causim::TimeView`] (a read-only clock) — and knows
 //! nothing of files, formats or their dependencies.
 //!
-//! ## Why no Arrow or Parquet writer
-//!
-//! The issue asked for one "if a well-kept crate serves without heavy
-//! build cost". `arrow-ipc` (the lightest way to write Arrow files, no
-//! default features) takes about a minute of CPU to build in release on
-//! the project's machine, more than the rest of the workspace's
-//! dependencies together (figures in `docs/benchmarks.md`); the CSV and
-//! VCD writers already reach the disk's speed on 10⁷ samples. A user who
-//! needs Arrow converts [`Recording::series`] with the crate of their
-//! choice in a few lines.
+//! The page `docs/recording.md` of the repository has the whole story,
+//! including why there is no Arrow or Parquet writer (its build cost).
 
 mod csv;
 #[cfg(feature = "plot")]
 mod plot;
 mod recorder;
 mod recording;
+mod store;
 #[cfg(feature = "tracing")]
 mod timer;
 mod value;
@@ -52,3 +45,9 @@ pub use timer::SimTimer;
 pub use value::{Kind, Recordable, Value};
 #[cfg(feature = "vcd")]
 pub use vcd::write_vcd;
+
+/// The page `docs/recording.md`, whose code blocks are compiled and run as
+/// doctests so that it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/recording.md")]
+pub struct RecordingDoctests;

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use causim::{CallbackSink, SimTime, TimeView};
 
+use crate::store::{Raw, Store};
 use crate::value::{Kind, Value};
 
 /// One sample: the simulation time at which a value was sent, and what
@@ -48,7 +49,7 @@ pub enum Decimation {
 #[derive(Debug)]
 pub(crate) struct SeriesData {
     /// The kept samples, in the order they were sent.
-    pub(crate) samples: Vec<Sample>,
+    pub(crate) store: Store,
     /// Which values are kept.
     decimation: Decimation,
     /// Values offered so far, kept or not.
@@ -56,10 +57,10 @@ pub(crate) struct SeriesData {
 }
 
 impl SeriesData {
-    /// An empty series.
-    fn new() -> Self {
+    /// An empty series of `kind` values.
+    fn new(kind: Kind) -> Self {
         SeriesData {
-            samples: Vec::new(),
+            store: Store::new(kind),
             decimation: Decimation::All,
             offered: 0,
         }
@@ -70,23 +71,30 @@ impl SeriesData {
     fn offer(&mut self, time: SimTime, value: Value) {
         let index = self.offered;
         self.offered += 1;
-        if self.keeps(index, time, &value) {
-            self.samples.push(Sample { time, value });
+        let raw = Raw {
+            nanos: time.as_nanos(),
+            bits: self.store.encode(value),
+        };
+        if self.keeps(index, raw) {
+            self.store.push(raw);
         }
     }
 
-    /// Whether the `index`-th value offered, sent at `time`, is kept.
+    /// Whether `raw`, the `index`-th value offered, is kept.
     #[inline]
-    fn keeps(&self, index: u64, time: SimTime, value: &Value) -> bool {
-        let last = self.samples.last();
+    fn keeps(&self, index: u64, raw: Raw) -> bool {
+        // The common case first, as one predictable branch.
+        if self.decimation == Decimation::All {
+            return true;
+        }
         match self.decimation {
             Decimation::All => true,
             Decimation::EveryNth(n) => n <= 1 || index % n == 0,
-            Decimation::MinInterval(interval) => last.is_none_or(|last| {
-                time.checked_duration_since(last.time)
-                    .is_some_and(|since| since >= interval)
+            Decimation::MinInterval(interval) => self.store.last().is_none_or(|last| {
+                let since = Duration::from_nanos(raw.nanos.saturating_sub(last.nanos));
+                raw.nanos >= last.nanos && since >= interval
             }),
-            Decimation::OnChange => last.is_none_or(|last| last.value != *value),
+            Decimation::OnChange => self.store.last().is_none_or(|last| last.bits != raw.bits),
         }
     }
 }
@@ -127,7 +135,7 @@ impl<T: Send + 'static> Recorder<T> {
         clock: TimeView,
         convert: impl Fn(&T) -> Value + Send + Sync + 'static,
     ) -> Self {
-        let data = Arc::new(Mutex::new(SeriesData::new()));
+        let data = Arc::new(Mutex::new(SeriesData::new(kind)));
         let sink_data = data.clone();
         let sink = CallbackSink::new(move |payload: T| {
             let value = convert(&payload);
@@ -157,12 +165,12 @@ impl<T: Send + 'static> Recorder<T> {
 
     /// A copy of the samples kept so far.
     pub fn samples(&self) -> Vec<Sample> {
-        lock(&self.entry.data).samples.clone()
+        lock(&self.entry.data).store.samples()
     }
 
     /// The number of samples kept so far.
     pub fn len(&self) -> usize {
-        lock(&self.entry.data).samples.len()
+        lock(&self.entry.data).store.len()
     }
 
     /// True if no sample was kept.
@@ -199,15 +207,22 @@ mod tests {
     use super::*;
 
     fn offered(decimation: Decimation, values: &[(u64, f64)]) -> Vec<(u64, f64)> {
-        let mut data = SeriesData::new();
+        let mut data = SeriesData::new(Kind::Real);
         data.decimation = decimation;
         for &(t, v) in values {
             data.offer(SimTime::from_nanos(t), Value::Real(v));
         }
-        data.samples
+        data.store
+            .samples()
             .iter()
             .map(|s| (s.time.as_nanos(), s.value.as_f64().unwrap()))
             .collect()
+    }
+
+    #[test]
+    fn a_stored_sample_takes_16_bytes() {
+        // `docs/recording.md` gives the memory of a recording from it.
+        assert_eq!(std::mem::size_of::<Raw>(), 16);
     }
 
     const VALUES: [(u64, f64); 6] = [(0, 1.0), (1, 1.0), (2, 2.0), (5, 2.0), (6, 3.0), (9, 3.0)];

@@ -97,7 +97,7 @@ impl Recording {
             .map(|entry| Series {
                 name: entry.name.clone(),
                 kind: entry.kind,
-                samples: lock(&entry.data).samples.clone(),
+                samples: lock(&entry.data).store.samples(),
             })
             .collect()
     }
