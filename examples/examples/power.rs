@@ -12,8 +12,8 @@
 use std::process::ExitCode;
 
 use causim_examples::output::{run_main, write_outputs, AnyError, Options, Progress};
-use causim_record::{Figure, Panel};
 use causim_examples::power::{self, PowerConfig};
+use causim_record::{Figure, Panel};
 
 const HELP: &str = "\
 Simulates a spacecraft power subsystem in low Earth orbit.

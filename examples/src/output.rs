@@ -180,8 +180,7 @@ impl Progress {
             return Progress { bar: None };
         }
         let bar = ProgressBar::new(len);
-        let template =
-            format!("{{bar:40}} {{pos}}/{{len}} {unit} [{{elapsed_precise}}] {{msg}}");
+        let template = format!("{{bar:40}} {{pos}}/{{len}} {unit} [{{elapsed_precise}}] {{msg}}");
         if let Ok(style) = ProgressStyle::with_template(&template) {
             bar.set_style(style);
         }

@@ -762,7 +762,11 @@ pub fn record(recording: &Recording, telemetry: &mut Output<BusSample>, sunlit: 
         ("soc_percent", |s| 100.0 * s.soc),
     ];
     for (name, quantity) in quantities {
-        telemetry.connect_sink(recording.record_map(format!("{bus}/{name}"), quantity).sink());
+        telemetry.connect_sink(
+            recording
+                .record_map(format!("{bus}/{name}"), quantity)
+                .sink(),
+        );
     }
     sunlit.connect_sink(recording.record::<bool>("orbit/sunlit").sink());
 }

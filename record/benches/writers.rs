@@ -31,7 +31,18 @@ impl Write for Counter {
 
 /// Ten series sampled every millisecond, as a bench's outputs would be.
 fn series() -> Vec<Series> {
-    let kinds = [Kind::Real, Kind::Real, Kind::Real, Kind::Real, Kind::Int, Kind::Int, Kind::Int, Kind::Bool, Kind::Bool, Kind::Label];
+    let kinds = [
+        Kind::Real,
+        Kind::Real,
+        Kind::Real,
+        Kind::Real,
+        Kind::Int,
+        Kind::Int,
+        Kind::Int,
+        Kind::Bool,
+        Kind::Bool,
+        Kind::Label,
+    ];
     kinds
         .iter()
         .enumerate()

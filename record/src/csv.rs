@@ -44,7 +44,10 @@ pub fn write_csv_wide(series: &[Series], mut out: impl Write) -> io::Result<()> 
     let mut rest = samples.as_slice();
     while let Some(&(_, first)) = rest.first() {
         // Every sample at this time, then one line.
-        let at_time = rest.iter().take_while(|(_, s)| s.time == first.time).count();
+        let at_time = rest
+            .iter()
+            .take_while(|(_, s)| s.time == first.time)
+            .count();
         for (i, sample) in &rest[..at_time] {
             latest[*i] = Some(sample.value);
         }
@@ -64,7 +67,12 @@ pub fn write_csv_wide(series: &[Series], mut out: impl Write) -> io::Result<()> 
 /// Writes `time` in seconds, exactly.
 fn write_time(out: &mut impl Write, time: SimTime) -> io::Result<()> {
     let nanos = time.as_nanos();
-    write!(out, "{}.{:09}", nanos / 1_000_000_000, nanos % 1_000_000_000)
+    write!(
+        out,
+        "{}.{:09}",
+        nanos / 1_000_000_000,
+        nanos % 1_000_000_000
+    )
 }
 
 /// Writes one value as a cell.

@@ -54,7 +54,12 @@ impl Recording {
     where
         T: Recordable + Send + 'static,
     {
-        self.add(Recorder::new(name.into(), T::KIND, self.clock.clone(), |v: &T| v.value()))
+        self.add(Recorder::new(
+            name.into(),
+            T::KIND,
+            self.clock.clone(),
+            |v: &T| v.value(),
+        ))
     }
 
     /// A recorder of payloads of type `T` that keeps what `project`

@@ -113,10 +113,9 @@ impl Store {
     /// Appends one sample in a new chunk, twice as large as the last.
     #[cold]
     fn push_in_new_chunk(&mut self, raw: Raw) {
-        let size = self
-            .chunks
-            .last()
-            .map_or(FIRST_CHUNK, |chunk| (chunk.capacity() * 2).min(LARGEST_CHUNK));
+        let size = self.chunks.last().map_or(FIRST_CHUNK, |chunk| {
+            (chunk.capacity() * 2).min(LARGEST_CHUNK)
+        });
         let mut chunk = Vec::with_capacity(size);
         chunk.push(raw);
         self.chunks.push(chunk);

@@ -45,6 +45,8 @@ impl FormatTime for SimTimer {
 
 impl fmt::Debug for SimTimer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SimTimer").field("clock", &self.clock).finish()
+        f.debug_struct("SimTimer")
+            .field("clock", &self.clock)
+            .finish()
     }
 }

@@ -116,7 +116,11 @@ fn write_change<W: Write>(writer: &mut Writer<W>, id: IdCode, value: &Value) -> 
         Value::Int(v) => {
             // Two's complement, most significant bit first, without the
             // leading zeros (a viewer extends a shorter vector with 0).
-            let width = if v < 0 { 64 } else { (64 - v.leading_zeros()).max(1) };
+            let width = if v < 0 {
+                64
+            } else {
+                (64 - v.leading_zeros()).max(1)
+            };
             let bits = (0..width).rev().map(|bit| {
                 if (v >> bit) & 1 == 1 {
                     ::vcd::Value::V1

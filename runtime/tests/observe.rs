@@ -87,7 +87,10 @@ fn progress_reports_time_events_and_completion() {
     simu.run().unwrap();
     let after = after.lock().unwrap();
     assert_eq!(after.len(), 1, "a long interval: only the final report");
-    assert_eq!((after[0].events, after[0].time, after[0].until), (50, t(300), None));
+    assert_eq!(
+        (after[0].events, after[0].time, after[0].until),
+        (50, t(300), None)
+    );
 
     // Cleared: nothing more.
     simu.clear_progress();

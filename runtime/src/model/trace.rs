@@ -19,11 +19,7 @@ use crate::model::Model;
 
 /// The span of the model that `cx` belongs to.
 pub(super) fn model_span<M: Model>(cx: &Context<M>) -> Span {
-    tracing::info_span!(
-        "model",
-        path = cx.name(),
-        r#type = M::metadata().type_name
-    )
+    tracing::info_span!("model", path = cx.name(), r#type = M::metadata().type_name)
 }
 
 /// The span of the `init` hook, under the model's.

@@ -63,7 +63,12 @@ pub fn run(shape: &Shape, threads: usize) -> (u64, Duration) {
     let t1 = SimTime::from_secs(1);
     for address in &starts {
         scheduler
-            .schedule(t1, RecordedBumper::ports().ball, shape.hops_per_ball, address)
+            .schedule(
+                t1,
+                RecordedBumper::ports().ball,
+                shape.hops_per_ball,
+                address,
+            )
             .expect("t1 is in the future");
     }
     let (result, elapsed) = time(|| simu.step());

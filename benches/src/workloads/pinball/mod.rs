@@ -81,7 +81,9 @@ pub fn param_sets(quick: bool) -> Vec<Params> {
 pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let shape = Shape::of(params);
     let (counted, elapsed) = match engine {
-        Engine::Causim | Engine::CausimHand | Engine::CausimComposite => causim::run(&shape, threads),
+        Engine::Causim | Engine::CausimHand | Engine::CausimComposite => {
+            causim::run(&shape, threads)
+        }
         Engine::CausimRecorded => causim_recorded::run(&shape, threads),
         Engine::Nexosim => nexosim::run(&shape, threads),
         Engine::Tokio => tokio::run(&shape, threads),
