@@ -12,7 +12,9 @@
 //! feature off none of this is compiled (`model/run.rs` holds the only
 //! hooks, under `#[cfg(feature = "tracing")]`).
 
-use tracing::Span;
+use std::future::Future;
+
+use tracing::{Instrument, Span};
 
 use crate::context::Context;
 use crate::model::Model;
@@ -36,4 +38,10 @@ pub(super) fn message_span<M: Model>(model: &Span, message: &M::Message, cx: &Co
         port = M::port_name(message),
         time = %cx.time()
     )
+}
+
+/// `future` run inside `span`.
+#[inline]
+pub(super) fn in_span<F: Future>(span: Span, future: F) -> impl Future<Output = F::Output> {
+    future.instrument(span)
 }
