@@ -13,8 +13,14 @@ use std::time::Instant;
 use causim::SimTime;
 use causim_record::{write_csv_long, write_csv_wide, write_vcd, Kind, Sample, Series, Value};
 
-/// Samples per series.
-const PER_SERIES: u64 = 1_000_000;
+/// Samples per series: 10⁶, or `CAUSIM_WRITERS_PER_SERIES` (a smaller
+/// run for callgrind).
+fn per_series() -> u64 {
+    std::env::var("CAUSIM_WRITERS_PER_SERIES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000)
+}
 
 /// Counts the bytes it is given and keeps none.
 struct Counter(u64);
@@ -49,7 +55,7 @@ fn series() -> Vec<Series> {
         .map(|(i, &kind)| Series {
             name: format!("bench/model{}/out{i}", i / 3),
             kind,
-            samples: (0..PER_SERIES)
+            samples: (0..per_series())
                 .map(|n| Sample {
                     time: SimTime::from_nanos(n * 1_000_000 + i as u64 * 1000),
                     value: match kind {
@@ -68,7 +74,7 @@ type Writer = fn(&[Series], &mut dyn Write) -> io::Result<()>;
 
 fn main() {
     let series = series();
-    let samples = series.len() as u64 * PER_SERIES;
+    let samples = series.len() as u64 * per_series();
     let writers: [(&str, Writer); 3] = [
         ("csv long", |s, w| write_csv_long(s, w)),
         ("csv wide", |s, w| write_csv_wide(s, w)),

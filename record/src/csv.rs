@@ -23,11 +23,16 @@ use crate::value::Value;
 /// Writes `series` in the long layout.
 pub fn write_csv_long(series: &[Series], mut out: impl Write) -> io::Result<()> {
     writeln!(out, "time_s,series,value")?;
+    // Each name's cell, quoted if it must be, once: `,name,`.
+    let names: Vec<String> = series
+        .iter()
+        .map(|s| format!(",{},", Cell(&s.name)))
+        .collect();
     for (i, sample) in merged(series) {
         write_time(&mut out, sample.time)?;
-        write!(out, ",{},", Cell(&series[i].name))?;
+        out.write_all(names[i].as_bytes())?;
         write_value(&mut out, &sample.value)?;
-        writeln!(out)?;
+        out.write_all(b"\n")?;
     }
     out.flush()
 }
@@ -54,12 +59,12 @@ pub fn write_csv_wide(series: &[Series], mut out: impl Write) -> io::Result<()> 
         rest = &rest[at_time..];
         write_time(&mut out, first.time)?;
         for value in &latest {
-            write!(out, ",")?;
+            out.write_all(b",")?;
             if let Some(value) = value {
                 write_value(&mut out, value)?;
             }
         }
-        writeln!(out)?;
+        out.write_all(b"\n")?;
     }
     out.flush()
 }
@@ -78,6 +83,7 @@ fn write_time(out: &mut impl Write, time: SimTime) -> io::Result<()> {
 /// Writes one value as a cell.
 fn write_value(out: &mut impl Write, value: &Value) -> io::Result<()> {
     match value {
+        Value::Bool(v) => out.write_all(if *v { b"1" } else { b"0" }),
         Value::Label(label) => write!(out, "{}", Cell(label)),
         other => write!(out, "{other}"),
     }
@@ -93,5 +99,22 @@ impl std::fmt::Display for Cell<'_> {
         } else {
             f.write_str(self.0)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_written_exactly() {
+        let text = |nanos| {
+            let mut out = Vec::new();
+            write_time(&mut out, SimTime::from_nanos(nanos)).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(text(0), "0.000000000");
+        assert_eq!(text(1_500_000_007), "1.500000007");
+        assert_eq!(text(u64::MAX), "18446744073.709551615");
     }
 }

@@ -1,9 +1,11 @@
 //! A recording: the recorders of one bench, written out together.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use causim::TimeView;
+use causim::{SimTime, TimeView};
 
 use crate::recorder::{lock, Recorder, Sample, SeriesEntry};
 use crate::value::{Kind, Recordable};
@@ -122,13 +124,31 @@ impl fmt::Debug for Recording {
 
 /// Every sample of `series` as `(series index, sample)`, in time order;
 /// same-time samples keep the series order, then their own.
+///
+/// Each series is already in time order (values are sent as the clock
+/// moves forward), so this merges them, with a heap of the series' next
+/// samples, rather than sorting them all: O(n log k) for k series, and
+/// nothing copied but the output.
 pub(crate) fn merged(series: &[Series]) -> Vec<(usize, Sample)> {
-    let mut all: Vec<(usize, Sample)> = series
+    let total = series.iter().map(|s| s.samples.len()).sum();
+    let mut all = Vec::with_capacity(total);
+    // (time, series, position): the heap's order is the output's.
+    let mut heads: BinaryHeap<Reverse<(SimTime, usize, usize)>> = series
         .iter()
         .enumerate()
-        .flat_map(|(i, s)| s.samples.iter().map(move |sample| (i, *sample)))
+        .filter_map(|(i, s)| Some(Reverse((s.samples.first()?.time, i, 0))))
         .collect();
-    // Stable: equal times keep series order, then sample order.
-    all.sort_by_key(|(_, sample)| sample.time);
+    while let Some(Reverse((_, i, position))) = heads.pop() {
+        let samples = &series[i].samples;
+        all.push((i, samples[position]));
+        if let Some(next) = samples.get(position + 1) {
+            // A series out of time order (a user's) still comes out whole.
+            heads.push(Reverse((
+                next.time.max(samples[position].time),
+                i,
+                position + 1,
+            )));
+        }
+    }
     all
 }
