@@ -751,11 +751,14 @@ impl PowerBench {
     }
 }
 
+/// One quantity of the bus telemetry.
+type Quantity = fn(&BusSample) -> f64;
+
 /// Records the bus telemetry's quantities and the orbit's light, under
 /// the paths of the models that send them.
 pub fn record(recording: &Recording, telemetry: &mut Output<BusSample>, sunlit: &mut Output<bool>) {
     let bus = "sat/power/bus";
-    let quantities: [(&str, fn(&BusSample) -> f64); 4] = [
+    let quantities: [(&str, Quantity); 4] = [
         ("volts", |s| s.volts),
         ("solar_w", |s| s.solar_w),
         ("load_w", |s| s.load_w),

@@ -61,7 +61,7 @@ fn series() -> Vec<Series> {
                     value: match kind {
                         Kind::Real => Value::Real((n as f64 * 0.001 + i as f64).sin() * 100.0),
                         Kind::Int => Value::Int((n as i64 * 7919) % 100_000 - 50_000),
-                        Kind::Bool => Value::Bool((n / 7 + i as u64) % 2 == 0),
+                        Kind::Bool => Value::Bool((n / 7 + i as u64).is_multiple_of(2)),
                         Kind::Label => Value::Label(["idle", "heating", "ready"][(n % 3) as usize]),
                     },
                 })

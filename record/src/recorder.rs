@@ -89,7 +89,7 @@ impl SeriesData {
         }
         match self.decimation {
             Decimation::All => true,
-            Decimation::EveryNth(n) => n <= 1 || index % n == 0,
+            Decimation::EveryNth(n) => n <= 1 || index.is_multiple_of(n),
             Decimation::MinInterval(interval) => self.store.last().is_none_or(|last| {
                 let since = Duration::from_nanos(raw.nanos.saturating_sub(last.nanos));
                 raw.nanos >= last.nanos && since >= interval

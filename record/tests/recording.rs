@@ -52,7 +52,7 @@ impl Blinker {
         self.ticks += 1;
         self.count.send(self.ticks).await;
         self.level.send(f64::from(self.ticks) * 0.5 - 1.0).await;
-        self.lit.send(self.ticks % 3 == 0).await;
+        self.lit.send(self.ticks.is_multiple_of(3)).await;
     }
 }
 
