@@ -19,6 +19,9 @@ use crate::value::{Kind, Value};
 /// The scope of names that have no `/`.
 const TOP_SCOPE: &str = "bench";
 
+/// The variable of a series whose name is empty (or only `/`).
+const UNNAMED: &str = "unnamed";
+
 /// A level of the scope tree: its subscopes and variables, in first-seen
 /// order (a map would sort them; the series order is the user's).
 #[derive(Default)]
@@ -84,6 +87,10 @@ pub fn write_vcd(series: &[Series], out: impl Write) -> io::Result<()> {
     let mut tree = Scope::default();
     for (index, s) in series.iter().enumerate() {
         let mut path: Vec<&str> = s.name.split('/').filter(|p| !p.is_empty()).collect();
+        if path.is_empty() {
+            // A variable needs a name and a scope.
+            path.push(UNNAMED);
+        }
         if path.len() < 2 {
             path.insert(0, TOP_SCOPE);
         }
@@ -132,5 +139,35 @@ fn write_change<W: Write>(writer: &mut Writer<W>, id: IdCode, value: &Value) -> 
         }
         Value::Bool(v) => writer.change_scalar(id, v),
         Value::Label(label) => writer.change_string(id, &identifier(label)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recorder::Sample;
+    use causim::SimTime;
+
+    fn series(name: &str) -> Series {
+        Series {
+            name: name.to_string(),
+            kind: Kind::Bool,
+            samples: vec![Sample {
+                time: SimTime::from_nanos(5),
+                value: Value::Bool(true),
+            }],
+        }
+    }
+
+    #[test]
+    fn every_variable_gets_a_scope_whatever_its_name() {
+        let all = [series(""), series("/"), series("flat"), series("a b/c d")];
+        let mut out = Vec::new();
+        write_vcd(&all, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let header = ::vcd::Parser::new(text.as_bytes()).parse_header().unwrap();
+        assert!(header.find_var(&["bench", "unnamed"]).is_some(), "{text}");
+        assert!(header.find_var(&["bench", "flat"]).is_some(), "{text}");
+        assert!(header.find_var(&["a_b", "c_d"]).is_some(), "{text}");
     }
 }
