@@ -117,7 +117,10 @@ impl Recording {
 
 impl fmt::Debug for Recording {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<String> = self.series().into_iter().map(|s| s.name).collect();
+        // The names only: a copy of every sample for a debug line would be
+        // a surprise.
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         f.debug_struct("Recording").field("series", &names).finish()
     }
 }
