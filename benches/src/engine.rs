@@ -15,6 +15,9 @@ pub enum Engine {
     /// flat (ring and scale workloads only): a composite must cost nothing
     /// on the message path.
     CausimComposite,
+    /// causim, with every event also recording one sample through a
+    /// `causim-record` recorder (pinball only): the cost of recording.
+    CausimRecorded,
     /// NeXosim 1.0 from crates.io.
     Nexosim,
     /// Tokio tasks and `tokio::sync::mpsc`, with a hand-rolled event queue
@@ -24,10 +27,11 @@ pub enum Engine {
 
 impl Engine {
     /// Every engine, in table order.
-    pub const ALL: [Engine; 5] = [
+    pub const ALL: [Engine; 6] = [
         Engine::Causim,
         Engine::CausimHand,
         Engine::CausimComposite,
+        Engine::CausimRecorded,
         Engine::Nexosim,
         Engine::Tokio,
     ];
@@ -38,6 +42,7 @@ impl Engine {
             Engine::Causim => "causim",
             Engine::CausimHand => "causim-hand",
             Engine::CausimComposite => "causim-composite",
+            Engine::CausimRecorded => "causim-recorded",
             Engine::Nexosim => "nexosim",
             Engine::Tokio => "tokio",
         }

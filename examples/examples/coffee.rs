@@ -5,18 +5,21 @@
 //! ```
 //!
 //! Plays one morning (see `causim_examples::coffee::MORNING`) and prints
-//! every state change, every timeout that fired and the counters.
+//! every state change, every timeout that fired and the counters; writes
+//! the machine's state as a VCD waveform, recorded with `causim-record`.
 
 use std::process::ExitCode;
 
 use causim_examples::coffee::{self, clock, MORNING, STATES};
-use causim_examples::output::{run_main, AnyError, Options};
+use causim_examples::output::{run_main, write_waveform, AnyError, Options};
 
 const HELP: &str = "\
 Plays a morning at a coffee machine: coffees, a stop, an auto-off, a fault.
 
 Options:
-  --threads N   executor threads; 1 is deterministic (default 1)";
+  --threads N   executor threads; 1 is deterministic (default 1)
+  --out DIR     where coffee.vcd (the state as a waveform) goes
+                (default: <target dir>/causim-examples)";
 
 fn main() -> ExitCode {
     run_main(example)
@@ -28,7 +31,8 @@ fn example() -> Result<(), AnyError> {
         println!("{HELP}");
         return Ok(());
     }
-    options.reject_unknown(&["threads"])?;
+    options.reject_unknown(&["threads", "out"])?;
+    let out_dir = options.out_dir()?;
     let run = coffee::run(&MORNING, options.get("threads", 1)?)?;
 
     println!("State changes\n");
@@ -58,5 +62,6 @@ fn example() -> Result<(), AnyError> {
     for (state, seconds) in STATES.iter().zip(run.time_in_state) {
         println!("{:<28}{:>6.0} s", format!("{state:?}"), seconds);
     }
+    write_waveform(&out_dir, "coffee", &run.series)?;
     Ok(())
 }

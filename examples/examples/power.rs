@@ -5,14 +5,16 @@
 //! cargo run --release --example power -- --orbits 15 --out /tmp/power
 //! ```
 //!
-//! Prints the energy summary, and writes the bus telemetry as CSV and an
-//! SVG plot, and the bench's diagram as SVG and Graphviz DOT (see
+//! Prints the energy summary, and writes the bus telemetry recorded with
+//! `causim-record` as CSV, a VCD waveform and an SVG plot, and the bench's
+//! diagram as SVG and Graphviz DOT (see
 //! `causim_examples::power` for the models).
 
 use std::process::ExitCode;
 
-use causim_examples::output::{run_main, write_outputs, AnyError, Line, Options, Panel, Progress};
-use causim_examples::power::{self, BusSample, PowerConfig};
+use causim_examples::output::{run_main, write_outputs, AnyError, Options, Progress};
+use causim_examples::power::{self, PowerConfig};
+use causim_record::{Figure, Panel};
 
 const HELP: &str = "\
 Simulates a spacecraft power subsystem in low Earth orbit.
@@ -21,8 +23,8 @@ Options:
   --orbits N    orbits to simulate (default 5)
   --soc X       initial battery state of charge, 0 to 1 (default 0.9)
   --threads N   executor threads; 1 is deterministic (default 1)
-  --out DIR     where power.csv, power.svg and the bench's diagram
-                (power-topology.svg, power-topology.dot) go
+  --out DIR     where power.csv, power.vcd, power.svg and the bench's
+                diagram (power-topology.svg, power-topology.dot) go
                 (default: <target dir>/causim-examples)";
 
 fn main() -> ExitCode {
@@ -55,12 +57,7 @@ fn example() -> Result<(), AnyError> {
     );
     println!("{}", run.summary);
 
-    write_outputs(
-        &out_dir,
-        "power",
-        (power::CSV_HEADER, run.samples.iter().map(power::csv_row)),
-        ("time (min)", &panels(&run.samples)),
-    )?;
+    write_outputs(&out_dir, "power", &run.series, &figure())?;
     let diagram = out_dir.join("power-topology.svg");
     std::fs::write(&diagram, run.topology.to_svg())?;
     std::fs::write(out_dir.join("power-topology.dot"), run.topology.to_dot())?;
@@ -69,24 +66,16 @@ fn example() -> Result<(), AnyError> {
 }
 
 /// Power flows on top, state of charge below.
-fn panels(samples: &[BusSample]) -> Vec<Panel> {
-    let line = |name: &str, f: fn(&BusSample) -> f64| Line {
-        name: name.to_string(),
-        points: samples.iter().map(|s| (s.time_s / 60.0, f(s))).collect(),
-    };
-    vec![
-        Panel {
-            title: "Power on the bus".into(),
-            y_label: "W".into(),
-            lines: vec![
-                line("solar array", |s| s.solar_w),
-                line("loads", |s| s.load_w),
-            ],
-        },
-        Panel {
-            title: "Battery".into(),
-            y_label: "state of charge (%)".into(),
-            lines: vec![line("state of charge", |s| 100.0 * s.soc)],
-        },
-    ]
+fn figure() -> Figure {
+    Figure {
+        x_label: "time (min)".into(),
+        seconds_per_unit: 60.0,
+        panels: vec![
+            Panel::new("Power on the bus", "W")
+                .line("solar array", "sat/power/bus/solar_w")
+                .line("loads", "sat/power/bus/load_w"),
+            Panel::new("Battery", "state of charge (%)")
+                .line("state of charge", "sat/power/bus/soc_percent"),
+        ],
+    }
 }

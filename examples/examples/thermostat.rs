@@ -6,14 +6,15 @@
 //! ```
 //!
 //! Prints the temperature trace summarised per setpoint phase, and writes
-//! the trace as CSV and an SVG plot (see `causim_examples::thermostat`).
+//! the trace recorded with `causim-record` as CSV, a VCD waveform and an
+//! SVG plot (see `causim_examples::thermostat`). The progress bar follows
+//! the simulation's progress callback.
 
 use std::process::ExitCode;
 
-use causim_examples::output::{run_main, write_outputs, AnyError, Line, Options, Panel, Progress};
-use causim_examples::thermostat::{self, ThermoConfig, ThermoSample, Weather};
-
-use causim::SimTime;
+use causim_examples::output::{run_main, write_outputs, AnyError, Options, Progress};
+use causim_examples::thermostat::{self, ThermoConfig};
+use causim_record::{Figure, Panel};
 
 const HELP: &str = "\
 Simulates a room heated by a thermostat with hysteresis.
@@ -23,7 +24,7 @@ Options:
   --start C     room temperature at midnight of day 1, °C (default 14)
   --heater W    heater power, W (default 3000)
   --threads N   executor threads; 1 is deterministic (default 1)
-  --out DIR     where thermostat.csv and thermostat.svg go
+  --out DIR     where thermostat.csv, .vcd and .svg go
                 (default: <target dir>/causim-examples)";
 
 fn main() -> ExitCode {
@@ -48,7 +49,11 @@ fn example() -> Result<(), AnyError> {
     let out_dir = options.out_dir()?;
 
     let progress = Progress::new(u64::from(config.days) * 24, "hours");
-    let run = thermostat::run(config, || progress.inc())?;
+    let bar = progress.handle();
+    let run = thermostat::run(config, move |p| {
+        let hours = p.time.as_nanos() / 3_600_000_000_000;
+        bar.set(hours, format!("{:.0} events/s", p.events_per_sec()));
+    })?;
     progress.finish();
 
     println!(
@@ -58,41 +63,21 @@ fn example() -> Result<(), AnyError> {
     );
     println!("{}", run.summary);
 
-    write_outputs(
-        &out_dir,
-        "thermostat",
-        (
-            thermostat::CSV_HEADER,
-            run.samples.iter().map(thermostat::csv_row),
-        ),
-        ("time (h)", &panels(&run.samples)),
-    )?;
+    write_outputs(&out_dir, "thermostat", &run.series, &figure())?;
     Ok(())
 }
 
 /// Temperatures on top, heater state below.
-fn panels(samples: &[ThermoSample]) -> Vec<Panel> {
-    let line = |name: &str, f: &dyn Fn(&ThermoSample) -> f64| Line {
-        name: name.to_string(),
-        points: samples.iter().map(|s| (s.time_s / 3600.0, f(s))).collect(),
-    };
-    let outdoor = |s: &ThermoSample| {
-        Weather::temperature_at(SimTime::from_secs_f64(s.time_s).unwrap_or_default())
-    };
-    vec![
-        Panel {
-            title: "Temperature".into(),
-            y_label: "°C".into(),
-            lines: vec![
-                line("room", &|s| s.temperature_c),
-                line("setpoint", &|s| s.setpoint_c),
-                line("outdoor", &outdoor),
-            ],
-        },
-        Panel {
-            title: "Heater".into(),
-            y_label: "on".into(),
-            lines: vec![line("heater on", &|s| f64::from(u8::from(s.heating)))],
-        },
-    ]
+fn figure() -> Figure {
+    Figure {
+        x_label: "time (h)".into(),
+        seconds_per_unit: 3600.0,
+        panels: vec![
+            Panel::new("Temperature", "°C")
+                .line("room", "thermostat/temperature_c")
+                .line("setpoint", "thermostat/setpoint_c")
+                .line("outdoor", "weather/outdoor_c"),
+            Panel::new("Heater", "on").line("heater on", "thermostat/heating"),
+        ],
+    }
 }

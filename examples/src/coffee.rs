@@ -29,6 +29,7 @@ use std::time::Duration;
 
 use causim::prelude::*;
 use causim::SchedulingError;
+use causim_record::{Kind, Recordable, Recording, Series, Value};
 
 /// The machine's states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -581,6 +582,24 @@ pub struct CoffeeRun {
     pub stats: MachineStats,
     /// Time spent in each state, s, in the order of [`STATES`].
     pub time_in_state: [f64; 6],
+    /// The machine's state and the boiler's command, recorded: the
+    /// example writes them as a waveform.
+    pub series: Vec<Series>,
+}
+
+/// A state is recorded as its name (a VCD `string` variable).
+impl Recordable for State {
+    const KIND: Kind = Kind::Label;
+    fn value(&self) -> Value {
+        Value::Label(match self {
+            State::Off => "off",
+            State::Heating => "heating",
+            State::Ready => "ready",
+            State::Grinding => "grinding",
+            State::Brewing => "brewing",
+            State::Fault => "fault",
+        })
+    }
 }
 
 /// Every state, in the order of [`CoffeeRun::time_in_state`].
@@ -603,6 +622,13 @@ pub fn run(steps: &[Step], threads: usize) -> Result<CoffeeRun, SimulationError>
     let firings = EventQueue::new();
     machine.transitions.connect_sink(&transitions);
     machine.firings.connect_sink(&firings);
+    let init = SimInit::new().with_threads(threads);
+    let recording = Recording::new(init.time_view());
+    let state = recording.record_map("coffee machine/state", |t: &Transition| t.to);
+    machine.transitions.connect_sink(state.sink());
+    machine
+        .boiler
+        .connect_sink(recording.record::<bool>("coffee machine/boiler").sink());
     let mut boiler = Boiler::new(BoilerSpec::default());
     boiler
         .ready
@@ -610,8 +636,7 @@ pub fn run(steps: &[Step], threads: usize) -> Result<CoffeeRun, SimulationError>
 
     let machine_addr = machine_mb.address();
     let boiler_addr = boiler_mb.address();
-    let mut simu = SimInit::new()
-        .with_threads(threads)
+    let mut simu = init
         .add_model(machine, machine_mb, "coffee machine")
         .add_model(boiler, boiler_mb, "boiler")
         .init(SimTime::ZERO)?;
@@ -639,6 +664,7 @@ pub fn run(steps: &[Step], threads: usize) -> Result<CoffeeRun, SimulationError>
         firings: firings.take_all(),
         stats,
         time_in_state,
+        series: recording.series(),
     })
 }
 

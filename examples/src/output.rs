@@ -6,20 +6,22 @@
 //!
 //! - Files go to `<target dir>/causim-examples/` unless `--out DIR` says
 //!   otherwise, never into the source tree.
-//! - Plots are SVG, drawn with `plotters` and only its SVG backend: no
-//!   system font or image library is needed to build the examples.
+//! - The files come from the library's recorders (`causim-record`): a
+//!   CSV table, a VCD waveform for GTKWave or Surfer, and an SVG plot
+//!   (drawn with `plotters`' SVG backend: no system font or image library
+//!   is needed to build the examples).
 //! - The progress bar (`indicatif`) is drawn only when stdout is a
 //!   terminal, so piped or CI output stays plain text.
 
 use std::error::Error;
 use std::fs;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
 
+use causim_record::{plot_svg, write_csv_wide, write_vcd, Figure, Series};
 use indicatif::{ProgressBar, ProgressStyle};
-use plotters::prelude::*;
 
 /// A boxed error, enough for binaries that report and exit.
 pub type AnyError = Box<dyn Error + Send + Sync>;
@@ -124,150 +126,44 @@ pub fn default_out_dir() -> PathBuf {
         .join("causim-examples")
 }
 
-/// Writes `NAME.csv` and `NAME.svg` into `out_dir` and says where they are.
+/// Writes the recorded `series` into `out_dir` as `NAME.csv` (one column
+/// per series), `NAME.vcd` (a waveform, one scope per model) and
+/// `NAME.svg` (the panels of `figure`), with `causim-record`'s writers, and
+/// says where they are.
 pub fn write_outputs(
     out_dir: &Path,
     name: &str,
-    csv: (&str, impl IntoIterator<Item = String>),
-    plot: (&str, &[Panel]),
+    series: &[Series],
+    figure: &Figure,
 ) -> Result<(), AnyError> {
-    let (header, rows) = csv;
-    let (x_label, panels) = plot;
     let csv_path = out_dir.join(format!("{name}.csv"));
-    write_csv(&csv_path, header, rows)?;
+    write_csv_wide(series, create(&csv_path)?)?;
+    let vcd_path = out_dir.join(format!("{name}.vcd"));
+    write_vcd(series, create(&vcd_path)?)?;
     let svg_path = out_dir.join(format!("{name}.svg"));
-    plot_svg(&svg_path, x_label, panels)?;
+    plot_svg(series, figure, &svg_path)?;
     println!(
-        "\ntime series: {}\nplot:        {}",
+        "\ntime series: {}\nwaveform:    {}\nplot:        {}",
         csv_path.display(),
+        vcd_path.display(),
         svg_path.display()
     );
     Ok(())
 }
 
-/// Writes a CSV file: one header line, then one line per row.
-pub fn write_csv(
-    path: &Path,
-    header: &str,
-    rows: impl IntoIterator<Item = String>,
-) -> io::Result<()> {
-    let mut file = io::BufWriter::new(fs::File::create(path)?);
-    writeln!(file, "{header}")?;
-    for row in rows {
-        writeln!(file, "{row}")?;
-    }
-    file.flush()
-}
-
-/// One line of a plot.
-#[derive(Debug, Clone)]
-pub struct Line {
-    /// The legend.
-    pub name: String,
-    /// `(x, y)` points in x order.
-    pub points: Vec<(f64, f64)>,
-}
-
-/// One chart of a figure: lines sharing a y axis.
-#[derive(Debug, Clone)]
-pub struct Panel {
-    /// The chart's title.
-    pub title: String,
-    /// The y axis label.
-    pub y_label: String,
-    /// The lines.
-    pub lines: Vec<Line>,
-}
-
-/// Line colours, in order.
-const PALETTE: [RGBColor; 5] = [
-    RGBColor(0xd6, 0x8a, 0x00),
-    RGBColor(0x1f, 0x5f, 0xbf),
-    RGBColor(0x2e, 0x8b, 0x3e),
-    RGBColor(0xb0, 0x30, 0x30),
-    RGBColor(0x70, 0x40, 0xa0),
-];
-
-/// Draws `panels` stacked vertically, sharing the x axis, as an SVG file.
-pub fn plot_svg(path: &Path, x_label: &str, panels: &[Panel]) -> Result<(), AnyError> {
-    let height = 320 * panels.len().max(1) as u32;
-    let root = SVGBackend::new(path, (1000, height)).into_drawing_area();
-    root.fill(&WHITE).map_err(to_error)?;
-    let areas = root.split_evenly((panels.len().max(1), 1));
-    for (panel, area) in panels.iter().zip(&areas) {
-        draw_panel(area, x_label, panel)?;
-    }
-    root.present().map_err(to_error)?;
+/// Writes `NAME.vcd` into `out_dir` and says where it is.
+pub fn write_waveform(out_dir: &Path, name: &str, series: &[Series]) -> Result<(), AnyError> {
+    let vcd_path = out_dir.join(format!("{name}.vcd"));
+    write_vcd(series, create(&vcd_path)?)?;
+    println!("\nwaveform: {}", vcd_path.display());
     Ok(())
 }
 
-/// Draws one chart.
-fn draw_panel(
-    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-    x_label: &str,
-    panel: &Panel,
-) -> Result<(), AnyError> {
-    let (x_range, y_range) = bounds(&panel.lines);
-    let mut chart = ChartBuilder::on(area)
-        .caption(&panel.title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x_range, y_range)
-        .map_err(to_error)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(&panel.y_label)
-        .draw()
-        .map_err(to_error)?;
-    for (line, color) in panel.lines.iter().zip(PALETTE.iter().cycle()) {
-        let color = *color;
-        chart
-            .draw_series(LineSeries::new(
-                line.points.iter().copied(),
-                color.stroke_width(2),
-            ))
-            .map_err(to_error)?
-            .label(line.name.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(to_error)?;
-    Ok(())
-}
-
-/// The x and y ranges covering every point, with room above and below so
-/// that flat lines stay visible.
-fn bounds(lines: &[Line]) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
-    let points = || lines.iter().flat_map(|l| l.points.iter());
-    let fold = |f: fn(&(f64, f64)) -> f64| {
-        points()
-            .map(f)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                (lo.min(v), hi.max(v))
-            })
-    };
-    let (x0, x1) = fold(|p| p.0);
-    let (y0, y1) = fold(|p| p.1);
-    if !x0.is_finite() || !y0.is_finite() {
-        return (0.0..1.0, 0.0..1.0);
-    }
-    // Extra room at the top keeps the legend off the lines.
-    let span = (y1 - y0).max(1e-3);
-    (x0..x1.max(x0 + 1e-9), (y0 - 0.08 * span)..(y1 + 0.3 * span))
-}
-
-/// Plotters' errors borrow nothing but are generic; keep their message.
-fn to_error(e: impl std::fmt::Display) -> AnyError {
-    e.to_string().into()
+/// A buffered new file, with its path in the error.
+fn create(path: &Path) -> Result<io::BufWriter<fs::File>, AnyError> {
+    let file =
+        fs::File::create(path).map_err(|e| format!("cannot create `{}`: {e}", path.display()))?;
+    Ok(io::BufWriter::new(file))
 }
 
 /// A progress bar shown only when stdout is a terminal.
@@ -284,7 +180,7 @@ impl Progress {
             return Progress { bar: None };
         }
         let bar = ProgressBar::new(len);
-        let template = format!("{{bar:40}} {{pos}}/{{len}} {unit} [{{elapsed_precise}}]");
+        let template = format!("{{bar:40}} {{pos}}/{{len}} {unit} [{{elapsed_precise}}] {{msg}}");
         if let Ok(style) = ProgressStyle::with_template(&template) {
             bar.set_style(style);
         }
@@ -295,6 +191,21 @@ impl Progress {
     pub fn inc(&self) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
+        }
+    }
+
+    /// `position` units done, with a message after the bar (the rate, say).
+    pub fn set(&self, position: u64, message: String) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(position);
+            bar.set_message(message);
+        }
+    }
+
+    /// A handle to the same bar, for a callback that runs elsewhere.
+    pub fn handle(&self) -> Progress {
+        Progress {
+            bar: self.bar.clone(),
         }
     }
 

@@ -43,6 +43,7 @@ use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 use causim::topology::Topology;
 use causim::SchedulingError;
+use causim_record::{Recording, Series};
 
 pub mod subsystems;
 
@@ -645,6 +646,8 @@ pub struct PowerRun {
     pub samples: Vec<BusSample>,
     /// The bench's models and connections, for its diagram.
     pub topology: Topology,
+    /// The recorded series (see [`record`]): what the example writes.
+    pub series: Vec<Series>,
 }
 
 /// The assembled bench, run one orbit at a time.
@@ -662,6 +665,8 @@ pub struct PowerBench {
     transitions: EventQueue<bool>,
     /// The bus telemetry.
     telemetry: EventQueue<BusSample>,
+    /// The series written to files.
+    recording: Recording,
 }
 
 impl PowerBench {
@@ -677,6 +682,9 @@ impl PowerBench {
         orbit.sunlit.connect_sink(&transitions);
         let telemetry = EventQueue::new();
         sat.power.telemetry().connect_sink(&telemetry);
+        let init = SimInit::new().with_threads(config.threads);
+        let recording = Recording::new(init.time_view());
+        record(&recording, sat.power.telemetry(), &mut orbit.sunlit);
 
         let endpoints = Endpoints {
             sample: sat.power.sample(),
@@ -684,8 +692,7 @@ impl PowerBench {
             battery_report: sat.power.battery_report(),
         };
         let survival_heater = sat.thermal.survival_heater();
-        let simu = SimInit::new()
-            .with_threads(config.threads)
+        let simu = init
             .add_model(orbit, Mailbox::new(), "orbit")
             .add_composite(sat, "sat")
             .add_sink(&transitions, "sun transitions")
@@ -700,6 +707,7 @@ impl PowerBench {
             endpoints,
             transitions,
             telemetry,
+            recording,
         })
     }
 
@@ -744,8 +752,32 @@ impl PowerBench {
             },
             samples,
             topology: self.simu.topology(),
+            series: self.recording.series(),
         })
     }
+}
+
+/// One quantity of the bus telemetry.
+type Quantity = fn(&BusSample) -> f64;
+
+/// Records the bus telemetry's quantities and the orbit's light, under
+/// the paths of the models that send them.
+pub fn record(recording: &Recording, telemetry: &mut Output<BusSample>, sunlit: &mut Output<bool>) {
+    let bus = "sat/power/bus";
+    let quantities: [(&str, Quantity); 4] = [
+        ("volts", |s| s.volts),
+        ("solar_w", |s| s.solar_w),
+        ("load_w", |s| s.load_w),
+        ("soc_percent", |s| 100.0 * s.soc),
+    ];
+    for (name, quantity) in quantities {
+        telemetry.connect_sink(
+            recording
+                .record_map(format!("{bus}/{name}"), quantity)
+                .sink(),
+        );
+    }
+    sunlit.connect_sink(recording.record::<bool>("orbit/sunlit").sink());
 }
 
 /// Runs `config` to the end; `on_orbit` is called after each orbit.
@@ -799,19 +831,4 @@ fn schedule_survival_heater(
     scheduler.schedule_periodic(on_at, period, heater.port(), true, heater.address())?;
     scheduler.schedule_periodic(off_at, period, heater.port(), false, heater.address())?;
     Ok(())
-}
-
-/// The CSV header matching [`csv_row`].
-pub const CSV_HEADER: &str = "time_s,bus_volts,solar_w,load_w,soc_percent";
-
-/// One CSV line.
-pub fn csv_row(s: &BusSample) -> String {
-    format!(
-        "{:.0},{:.3},{:.2},{:.2},{:.3}",
-        s.time_s,
-        s.volts,
-        s.solar_w,
-        s.load_w,
-        100.0 * s.soc
-    )
 }

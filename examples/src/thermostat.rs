@@ -30,7 +30,8 @@ use std::fmt;
 use std::time::Duration;
 
 use causim::prelude::*;
-use causim::SchedulingError;
+use causim::{Progress, SchedulingError};
+use causim_record::{Recording, Series};
 
 /// One day.
 pub const DAY: Duration = Duration::from_secs(24 * 3600);
@@ -473,6 +474,8 @@ pub struct ThermoRun {
     pub summary: ThermoSummary,
     /// Every thermostat sample.
     pub samples: Vec<ThermoSample>,
+    /// The recorded series (see [`record`]): what the example writes.
+    pub series: Vec<Series>,
 }
 
 /// The assembled bench, run one hour at a time.
@@ -488,6 +491,8 @@ pub struct ThermoBench {
     heater: Address<Heater>,
     /// The thermostat's samples.
     telemetry: EventQueue<ThermoSample>,
+    /// The series written to files.
+    recording: Recording,
 }
 
 impl ThermoBench {
@@ -513,12 +518,14 @@ impl ThermoBench {
             .connect(Heater::ports().command, &heater_mb);
         let telemetry = EventQueue::new();
         thermostat.telemetry.connect_sink(&telemetry);
+        let init = SimInit::new().with_threads(config.threads);
+        let recording = Recording::new(init.time_view());
+        record(&recording, &mut thermostat.telemetry, &mut weather.outdoor);
 
         let room = room_mb.address();
         let heater_addr = heater_mb.address();
         let thermostat_addr = thermostat_mb.address();
-        let simu = SimInit::new()
-            .with_threads(config.threads)
+        let simu = init
             .add_model(weather, weather_mb, "weather")
             .add_model(Room::new(config.room, config.initial_c), room_mb, "room")
             .add_model(heater, heater_mb, "heater")
@@ -531,6 +538,7 @@ impl ThermoBench {
             room,
             heater: heater_addr,
             telemetry,
+            recording,
         })
     }
 
@@ -563,18 +571,41 @@ impl ThermoBench {
                 capacity_j_per_k: self.config.room.capacity_j_per_k,
             },
             samples,
+            series: self.recording.series(),
         })
     }
 }
 
-/// Runs `config` to the end; `on_hour` is called after each simulated hour.
-pub fn run(config: ThermoConfig, mut on_hour: impl FnMut()) -> Result<ThermoRun, SimulationError> {
+/// Runs `config` to the end in one call, reporting its progress to
+/// `on_progress` about ten times a second (see [`Simulation::set_progress`]).
+pub fn run(
+    config: ThermoConfig,
+    on_progress: impl FnMut(&Progress) + Send + 'static,
+) -> Result<ThermoRun, SimulationError> {
     let mut bench = ThermoBench::new(config)?;
-    for hour in 1..=bench.hours() {
-        bench.run_until_hour(hour)?;
-        on_hour();
-    }
+    bench
+        .simu
+        .set_progress(Duration::from_millis(100), on_progress);
+    bench.run_until_hour(bench.hours())?;
     bench.finish()
+}
+
+/// Records the thermostat's telemetry and the weather, under the paths of
+/// the models that send them.
+pub fn record(
+    recording: &Recording,
+    telemetry: &mut Output<ThermoSample>,
+    outdoor: &mut Output<f64>,
+) {
+    let temperature = recording.record_map("thermostat/temperature_c", |s: &ThermoSample| {
+        s.temperature_c
+    });
+    let setpoint = recording.record_map("thermostat/setpoint_c", |s: &ThermoSample| s.setpoint_c);
+    let heating = recording.record_map("thermostat/heating", |s: &ThermoSample| s.heating);
+    telemetry.connect_sink(temperature.sink());
+    telemetry.connect_sink(setpoint.sink());
+    telemetry.connect_sink(heating.sink());
+    outdoor.connect_sink(recording.record::<f64>("weather/outdoor_c").sink());
 }
 
 /// The daily timetable: two periodic events from the bench.
@@ -617,20 +648,4 @@ fn phase(samples: &[ThermoSample]) -> Phase {
         mean_c: temps.sum::<f64>() / n,
         duty: samples.iter().filter(|s| s.heating).count() as f64 / samples.len() as f64,
     }
-}
-
-/// The CSV header matching [`csv_row`].
-pub const CSV_HEADER: &str = "time_s,temperature_c,setpoint_c,heating,outdoor_c";
-
-/// One CSV line.
-pub fn csv_row(s: &ThermoSample) -> String {
-    let outdoor = Weather::temperature_at(SimTime::from_secs_f64(s.time_s).unwrap_or_default());
-    format!(
-        "{:.0},{:.3},{:.1},{},{:.2}",
-        s.time_s,
-        s.temperature_c,
-        s.setpoint_c,
-        u8::from(s.heating),
-        outdoor
-    )
 }

@@ -107,3 +107,22 @@ fn same_story_on_several_threads() {
     assert_eq!(one.firings, two.firings);
     assert_eq!(one.stats, two.stats);
 }
+
+#[test]
+fn the_recorded_state_follows_the_transitions() {
+    let r = coffee::run(&coffee::MORNING, 1).unwrap();
+    let state = r
+        .series
+        .iter()
+        .find(|s| s.name == "coffee machine/state")
+        .expect("the state is recorded");
+    let recorded: Vec<(causim::SimTime, causim_record::Value)> =
+        state.samples.iter().map(|s| (s.time, s.value)).collect();
+    let expected: Vec<(causim::SimTime, causim_record::Value)> = r
+        .transitions
+        .iter()
+        .map(|t| (t.time, causim_record::Recordable::value(&t.to)))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(recorded, expected);
+}

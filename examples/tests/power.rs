@@ -142,3 +142,25 @@ fn the_readme_diagram_is_up_to_date() {
          /tmp/power/power-topology.svg to docs/"
     );
 }
+
+#[test]
+fn recorded_series_follow_the_telemetry() {
+    let r = run(1, 1);
+    let volts = r
+        .series
+        .iter()
+        .find(|s| s.name == "sat/power/bus/volts")
+        .expect("the bus voltage is recorded");
+    // The recorder and the bench's queue are two sinks of one output: they
+    // see the same samples (the last one taken by `finish` included), and
+    // the recorder stamps each with the time it was sent.
+    assert_eq!(volts.samples.len(), r.samples.len());
+    for (recorded, sample) in volts.samples.iter().zip(&r.samples) {
+        assert_eq!(recorded.time.as_secs_f64(), sample.time_s);
+        assert_eq!(recorded.value.as_f64(), Some(sample.volts));
+    }
+    let sunlit = r.series.iter().find(|s| s.name == "orbit/sunlit").unwrap();
+    assert!(!sunlit.samples.is_empty());
+    // The same series on two threads.
+    assert_eq!(run(1, 2).series, r.series);
+}

@@ -10,7 +10,7 @@ fn run(days: u32, threads: usize) -> ThermoRun {
         threads,
         ..ThermoConfig::default()
     };
-    thermostat::run(config, || {}).expect("the bench runs")
+    thermostat::run(config, |_| {}).expect("the bench runs")
 }
 
 /// The sampling overshoot allowed beyond the band: the heater's full

@@ -43,6 +43,7 @@ pub mod simulation;
 pub(crate) mod sync;
 mod thread_mark;
 pub mod time;
+mod time_view;
 pub mod topology;
 mod wake;
 
@@ -73,14 +74,15 @@ pub use context::Context;
 pub use mailbox::{Address, IntoAddress, Mailbox};
 pub use model::Model;
 pub use ports::{
-    EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort, Requestor,
-    UniRequestor,
+    CallbackSink, EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort,
+    Requestor, UniRequestor,
 };
 pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError, ZeroDelay};
 pub use simulation::{
-    BlockedModel, MissingConnection, SimInit, Simulation, SimulationError, WaitingFor,
+    BlockedModel, MissingConnection, Progress, SimInit, Simulation, SimulationError, WaitingFor,
 };
 pub use time::{SimTime, SimTimeError};
+pub use time_view::TimeView;
 
 /// The names most benches need: `use causim::prelude::*;`.
 pub mod prelude {

@@ -119,6 +119,8 @@
 //! ```
 
 mod run;
+#[cfg(feature = "tracing")]
+mod trace;
 
 use std::future::Future;
 
@@ -148,6 +150,14 @@ pub trait Model: Sized + Send + 'static {
         message: Self::Message,
         cx: &'a mut Context<Self>,
     ) -> impl Future<Output = ()> + Send + 'a;
+
+    /// The name of the port `message` is for, as in [`metadata`](Self::metadata)
+    /// (tracing spans carry it). `#[model]` generates it; the default,
+    /// for a hand-written model, is `"message"`.
+    fn port_name(message: &Self::Message) -> &'static str {
+        let _ = message;
+        "message"
+    }
 
     /// Runs once when the bench is initialised, before any message.
     ///

@@ -5,7 +5,8 @@
 //! - [`Output`] sends events to inputs; [`Requestor`] and [`UniRequestor`]
 //!   send requests to repliers and collect the replies.
 //! - [`EventSource`] and [`QuerySource`] do the same from the bench;
-//!   [`EventSlot`] and [`EventQueue`] read outputs from the bench.
+//!   [`EventSlot`] and [`EventQueue`] read outputs from the bench;
+//!   [`CallbackSink`] hands each value to a function (recorders use it).
 //! - [`InputRef`] and [`ReplierRef`] are a port of one model instance,
 //!   which a [composite](crate::composite) exposes; senders connect to them
 //!   with `connect_to`.
@@ -34,5 +35,5 @@ pub use output::{Output, OutputSend};
 pub use reply::ReplySender;
 pub use requestor::{Requestor, UniRequestor};
 pub(crate) use sink::sink_key;
-pub use sink::{EventQueue, EventSlot, Sink};
+pub use sink::{CallbackSink, EventQueue, EventSlot, Sink};
 pub use source::{EventSource, QuerySource};

@@ -17,6 +17,7 @@
 mod error;
 mod init;
 mod live;
+mod progress;
 
 use std::any::Any;
 use std::cell::Cell;
@@ -28,6 +29,7 @@ use std::time::{Duration, Instant};
 
 pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
+pub use progress::Progress;
 
 use crate::bench::BenchGuard;
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
@@ -79,6 +81,8 @@ pub struct Simulation {
     pub(crate) live: Option<Box<live::Live>>,
     /// What the bench is made of, for its topology (`crate::topology`).
     pub(crate) topology: crate::topology::Recorder,
+    /// The progress callback of long calls, if set (see `progress.rs`).
+    progress: Option<Box<progress::ProgressHook>>,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
@@ -102,6 +106,7 @@ impl Simulation {
             zero_delay_rounds: usize::MAX,
             live: None,
             topology: Default::default(),
+            progress: None,
             not_sync: PhantomData,
             _owner: Owner::new(core),
         }
@@ -110,6 +115,12 @@ impl Simulation {
     /// The current simulation time.
     pub fn time(&self) -> SimTime {
         self.core.time()
+    }
+
+    /// A view of the simulation time for observers (see
+    /// [`TimeView`](crate::TimeView)).
+    pub fn time_view(&self) -> crate::TimeView {
+        crate::time_view::TimeView::new(self.core.clone())
     }
 
     /// A handle for scheduling events from the bench.
@@ -173,8 +184,10 @@ impl Simulation {
         let deadline = self.deadline();
         let _driving = self.drive();
         let _bench = self.enter();
+        self.begin_progress(Some(time));
         loop {
             while self.take_next_due(time) {
+                self.step_progress();
                 self.process_due(deadline)?;
                 self.run_zero_delay_rounds(deadline)?;
                 self.check_halt()?;
@@ -182,6 +195,7 @@ impl Simulation {
             // Under the lock, unless a handle on another thread queued an
             // event by `time` since the last look.
             if self.core.advance_to(time) {
+                self.end_progress();
                 return Ok(());
             }
         }
@@ -216,11 +230,14 @@ impl Simulation {
         let deadline = self.deadline();
         let _driving = self.drive();
         let _bench = self.enter();
+        self.begin_progress(None);
         while self.take_next_due(SimTime::MAX) {
+            self.step_progress();
             self.process_due(deadline)?;
             self.run_zero_delay_rounds(deadline)?;
             self.check_halt()?;
         }
+        self.end_progress();
         Ok(())
     }
 

@@ -94,6 +94,12 @@ impl Workload {
                 Engine::Nexosim,
                 Engine::Tokio,
             ],
+            Workload::Pinball => &[
+                Engine::Causim,
+                Engine::CausimRecorded,
+                Engine::Nexosim,
+                Engine::Tokio,
+            ],
             _ => &[Engine::Causim, Engine::Nexosim, Engine::Tokio],
         }
     }

@@ -288,6 +288,7 @@ fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
     let generics = send_static_bound(model);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let dispatch = dispatch_fn(model);
+    let port_name = port_name_fn(model);
     let init = model.init.as_ref().map(init_fn);
     let metadata = metadata_fns(model);
     quote! {
@@ -296,6 +297,8 @@ fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
             type Message = #message #ty_generics;
 
             #dispatch
+
+            #port_name
 
             #init
 
@@ -327,6 +330,26 @@ fn dispatch_fn(model: &ModelImpl<'_>) -> TokenStream {
                     #(#arms,)*
                     #marker_arm
                 }
+            }
+        }
+    }
+}
+
+/// `fn port_name(…)`: the name of the port a message is for (tracing
+/// spans name it).
+fn port_name_fn(model: &ModelImpl<'_>) -> TokenStream {
+    let message = &model.message;
+    let arms = model.ports.iter().map(|port| {
+        let variant = &port.variant;
+        let name = port_name(port.ident);
+        quote!(#message::#variant(..) => #name)
+    });
+    let marker_arm = marker(model).map(|(_, arm)| arm);
+    quote! {
+        fn port_name(message: &Self::Message) -> &'static str {
+            match *message {
+                #(#arms,)*
+                #marker_arm
             }
         }
     }

@@ -32,10 +32,27 @@ pub(crate) fn run_model<M: Model>(model: M, cx: Context<M>) -> impl Future<Outpu
     let mut parts = (model, cx);
     async move {
         let (model, cx) = &mut parts;
+        // With the feature `tracing`, the same steps inside spans (see
+        // `model/trace.rs`); without it, exactly the plain loop.
+        #[cfg(feature = "tracing")]
+        let span = super::trace::model_span(cx);
+        #[cfg(not(feature = "tracing"))]
         Abandonable(model.init(cx)).await;
+        #[cfg(feature = "tracing")]
+        super::trace::in_span(
+            super::trace::init_span(&span, cx),
+            Abandonable(model.init(cx)),
+        )
+        .await;
         loop {
             let message = poll_fn(|task_cx| cx.poll_recv(task_cx)).await;
+            #[cfg(not(feature = "tracing"))]
             Abandonable(model.dispatch(message, cx)).await;
+            #[cfg(feature = "tracing")]
+            {
+                let message_span = super::trace::message_span(&span, &message, cx);
+                super::trace::in_span(message_span, Abandonable(model.dispatch(message, cx))).await;
+            }
         }
     }
 }
@@ -64,7 +81,8 @@ impl<F: Future<Output = ()>> Future for Abandonable<F> {
     }
 }
 
-#[cfg(all(test, not(causim_loom)))]
+// With tracing on, the task also holds the model's span.
+#[cfg(all(test, not(causim_loom), not(feature = "tracing")))]
 // The test model's generated ports are unused here.
 #[allow(dead_code)]
 mod size_tests {

@@ -3,7 +3,10 @@
 //! A sink is connected to an output like an input is, and read from outside
 //! the simulation between steps. [`EventSlot`] keeps the latest value;
 //! [`EventQueue`] keeps every value in arrival order. Both are cheap
-//! cloneable handles: keep one, connect the other.
+//! cloneable handles: keep one, connect the other. [`CallbackSink`] calls
+//! a function with each value as it is sent, on the sending model's
+//! thread: the narrow interface on which recorders (crate
+//! `causim-record`) are built without reaching into the ports.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -18,7 +21,7 @@ use crate::sync::lock;
 /// Something an output can be connected to from the bench.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a sink for `{T}`",
-    label = "expected `EventSlot<{T}>` or `EventQueue<{T}>`"
+    label = "expected `EventSlot<{T}>`, `EventQueue<{T}>` or `CallbackSink<{T}>`"
 )]
 pub trait Sink<T: Send + 'static> {
     /// The connection an output pushes into.
@@ -189,6 +192,90 @@ impl<T: Send + 'static> Default for EventQueue<T> {
 impl<T> fmt::Debug for EventQueue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventQueue")
+            .field("payload", &std::any::type_name::<T>())
+            .finish()
+    }
+}
+
+/// A sink that calls a function with each value, at the moment it is sent
+/// (on the thread of the sending model, within its time step).
+///
+/// The function must be quick and must not block: the sender waits for it.
+/// It is shared by every clone of the sink and by every output connected
+/// to it, so with several threads it may be called concurrently (hence
+/// `Fn + Send + Sync`).
+///
+/// ```
+/// # use causim::prelude::*;
+/// # use causim::CallbackSink;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use std::sync::Arc;
+///
+/// let total = Arc::new(AtomicU64::new(0));
+/// let seen = total.clone();
+/// let sink = CallbackSink::new(move |v: u64| {
+///     seen.fetch_add(v, Ordering::Relaxed);
+/// });
+/// let mut out = Output::<u64>::new();
+/// out.connect_sink(&sink);
+/// ```
+pub struct CallbackSink<T> {
+    /// The connection: the function, behind one pointer.
+    target: Arc<dyn Target<T>>,
+}
+
+/// The connection of a [`CallbackSink`]: the function itself, so that a
+/// send costs one dynamic call, as for the other sinks.
+struct CallbackTarget<F>(F);
+
+impl<T, F> Target<T> for CallbackTarget<F>
+where
+    T: Send + 'static,
+    F: Fn(T) + Send + Sync + 'static,
+{
+    #[inline]
+    fn try_send(
+        &self,
+        value: T,
+        _: &mut Context<'_>,
+        _: Option<&mut WaitTicket<'_>>,
+    ) -> Result<(), T> {
+        (self.0)(value);
+        Ok(())
+    }
+
+    fn send_from_bench(&self, value: T) {
+        (self.0)(value);
+    }
+}
+
+impl<T: Send + 'static> CallbackSink<T> {
+    /// A sink that calls `callback` with each value.
+    pub fn new(callback: impl Fn(T) + Send + Sync + 'static) -> Self {
+        CallbackSink {
+            target: Arc::new(CallbackTarget(callback)),
+        }
+    }
+}
+
+impl<T: Send + 'static> Sink<T> for CallbackSink<T> {
+    #[allow(private_interfaces)]
+    fn target(&self) -> Arc<dyn Target<T>> {
+        self.target.clone()
+    }
+}
+
+impl<T> Clone for CallbackSink<T> {
+    fn clone(&self) -> Self {
+        CallbackSink {
+            target: self.target.clone(),
+        }
+    }
+}
+
+impl<T> fmt::Debug for CallbackSink<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallbackSink")
             .field("payload", &std::any::type_name::<T>())
             .finish()
     }

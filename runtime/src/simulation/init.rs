@@ -17,6 +17,7 @@ use crate::name::Name;
 use crate::realtime::{AppliedInput, Clock, Lateness, Pacer};
 use crate::scheduler::SchedulerCore;
 use crate::time::SimTime;
+use crate::time_view::TimeView;
 use crate::topology::Recorder;
 
 /// A model added to the bench, waiting for `init`.
@@ -219,6 +220,12 @@ impl SimInit {
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
+    }
+
+    /// A view of this bench's simulation time, for recorders and other
+    /// observers wired before `init` (see [`TimeView`]).
+    pub fn time_view(&self) -> TimeView {
+        TimeView::new(self.core.clone())
     }
 
     /// The number of threads the simulation will run on.

@@ -124,6 +124,10 @@ impl Simulation {
             Reach::Until(time) => time,
             Reach::Step | Reach::Run => SimTime::MAX,
         };
+        let reports = reach != Reach::Step;
+        if reports {
+            self.begin_progress((limit != SimTime::MAX).then_some(limit));
+        }
         loop {
             let now = self.time();
             let Some(next) = self.next_boundary(now, limit) else {
@@ -131,11 +135,13 @@ impl Simulation {
                 // of its own), or the call is over.
                 if limit != SimTime::MAX && limit > now {
                     self.pace(limit)?;
-                    if self.core.advance_to(limit) {
-                        self.live_boundary(deadline, false)?;
-                        return Ok(());
+                    if !self.core.advance_to(limit) {
+                        continue;
                     }
-                    continue;
+                    self.live_boundary(deadline, false)?;
+                }
+                if reports {
+                    self.end_progress();
                 }
                 return Ok(());
             };
@@ -143,6 +149,9 @@ impl Simulation {
             let has_events = self.take_next_due(next);
             if !has_events && !self.core.advance_to(next) {
                 continue; // an event came from another thread meanwhile
+            }
+            if reports {
+                self.step_progress();
             }
             self.live_boundary(deadline, has_events)?;
             if reach == Reach::Step {

@@ -32,6 +32,8 @@ mod halt;
 mod map;
 #[path = "../misaddressed.rs"]
 mod misaddressed;
+#[path = "../observe.rs"]
+mod observe;
 #[path = "../ordering.rs"]
 mod ordering;
 #[path = "../panic.rs"]

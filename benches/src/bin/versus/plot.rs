@@ -75,6 +75,7 @@ fn colour(engine: Engine) -> &'static str {
         Engine::Causim => "#1f77b4",
         Engine::CausimHand => "#17becf",
         Engine::CausimComposite => "#9467bd",
+        Engine::CausimRecorded => "#8c564b",
         Engine::Nexosim => "#ff7f0e",
         Engine::Tokio => "#2ca02c",
     }

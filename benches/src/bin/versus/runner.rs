@@ -1,7 +1,7 @@
 //! Parent mode: plan the configurations, run the repetitions interleaved
 //! in child processes, then report.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -104,25 +104,32 @@ fn run_group(group: Vec<Config>, reps: usize, done: &[Series]) -> Vec<Series> {
             }
         })
         .collect();
+    // The progress line rewrites itself with `\r`: only on a terminal,
+    // where it reads as a status line; in a log it would be noise.
+    let show = std::io::stderr().is_terminal();
     for rep in 0..reps {
         for s in series.iter_mut().filter(|s| s.note.is_none()) {
-            eprint!(
-                "\r{} {} {} t{} rep {}/{}            ",
-                s.config.workload,
-                s.config.params,
-                s.config.engine,
-                s.config.threads,
-                rep + 1,
-                reps
-            );
-            let _ = std::io::stderr().flush();
+            if show {
+                eprint!(
+                    "\r{} {} {} t{} rep {}/{}            ",
+                    s.config.workload,
+                    s.config.params,
+                    s.config.engine,
+                    s.config.threads,
+                    rep + 1,
+                    reps
+                );
+                let _ = std::io::stderr().flush();
+            }
             match spawn(&s.config) {
                 Ok(run) => s.runs.push(run),
                 Err(why) => s.note = Some(why),
             }
         }
     }
-    eprintln!();
+    if show {
+        eprintln!();
+    }
     series
 }
 

@@ -54,6 +54,7 @@ pub fn check(all: &[Series]) -> String {
     let mut out = String::from("## Targets (medians of this run)\n\n");
     for line in pinball(all)
         .into_iter()
+        .chain(recording(all))
         .chain(ring(all))
         .chain(chain(all))
         .chain(dispatch(all))
@@ -105,6 +106,32 @@ fn pinball(all: &[Series]) -> Vec<String> {
                 "pinball {} on {threads} thread(s): {r:.2}× {engine} (target ≥ {bound}×): {}",
                 s.config.params,
                 verdict(r >= bound)
+            ));
+        }
+    }
+    lines
+}
+
+/// The cost of recording one sample per pinball hop (`causim-recorded`
+/// against `causim`, same parameters and threads), as a share of the hop.
+fn recording(all: &[Series]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for threads in [1, 2] {
+        for s in causim_series(all, Workload::Pinball, threads) {
+            let (Some(plain), Some(recorded)) =
+                (s.summary(), find(all, s, Engine::CausimRecorded, threads))
+            else {
+                continue;
+            };
+            let extra = recorded.median_ns / plain.median_ns - 1.0;
+            lines.push(format!(
+                "pinball {} on {threads} thread(s), recording every hop: +{:.1} ns/hop = {:.0} % of the hop ({:.1} → {:.1} ns; target ≤ 20 %): {}",
+                s.config.params,
+                recorded.median_ns - plain.median_ns,
+                100.0 * extra,
+                plain.median_ns,
+                recorded.median_ns,
+                verdict(extra <= 0.20)
             ));
         }
     }

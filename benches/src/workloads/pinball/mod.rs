@@ -13,6 +13,7 @@
 //! run is free of back-pressure deadlocks on every engine.
 
 pub mod causim;
+pub mod causim_recorded;
 pub mod nexosim;
 pub mod tokio;
 
@@ -83,6 +84,7 @@ pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
         Engine::Causim | Engine::CausimHand | Engine::CausimComposite => {
             causim::run(&shape, threads)
         }
+        Engine::CausimRecorded => causim_recorded::run(&shape, threads),
         Engine::Nexosim => nexosim::run(&shape, threads),
         Engine::Tokio => tokio::run(&shape, threads),
     };

@@ -25,7 +25,9 @@ pub fn param_sets(quick: bool) -> Vec<Params> {
 pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let (models, hops) = (params.count("models"), params.get("hops"));
     let (counted, elapsed) = match engine {
-        Engine::Causim | Engine::CausimHand => causim::run(models, hops, threads),
+        Engine::Causim | Engine::CausimHand | Engine::CausimRecorded => {
+            causim::run(models, hops, threads)
+        }
         Engine::CausimComposite => causim::run_composite(models, hops, threads),
         Engine::Nexosim => nexosim::run(models, hops, threads),
         Engine::Tokio => tokio::run(models, hops, threads),

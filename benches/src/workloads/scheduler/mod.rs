@@ -101,7 +101,7 @@ pub fn param_sets(workload: Workload, quick: bool) -> Vec<Params> {
 pub fn run(workload: Workload, engine: Engine, threads: Threads, params: &Params) -> Sample {
     let plan = Plan::of(workload, params);
     let (counted, elapsed) = match engine {
-        Engine::Causim | Engine::CausimHand | Engine::CausimComposite => {
+        Engine::Causim | Engine::CausimHand | Engine::CausimComposite | Engine::CausimRecorded => {
             causim::run(&plan, threads)
         }
         Engine::Nexosim => nexosim::run(&plan, threads),

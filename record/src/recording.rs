@@ -1,0 +1,157 @@
+//! A recording: the recorders of one bench, written out together.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use causim::{SimTime, TimeView};
+
+use crate::recorder::{lock, Recorder, Sample, SeriesEntry};
+use crate::value::{Kind, Recordable};
+
+/// The recorders of one bench, sharing its clock.
+///
+/// ```
+/// use causim::prelude::*;
+/// use causim_record::Recording;
+///
+/// let init = SimInit::new().with_threads(1);
+/// let recording = Recording::new(init.time_view());
+/// let mut out = Output::<f64>::new();
+/// out.connect_sink(recording.record::<f64>("heater/power").sink());
+/// ```
+#[derive(Clone)]
+pub struct Recording {
+    /// The bench's clock.
+    clock: TimeView,
+    /// Every series, in the order they were made.
+    entries: Arc<Mutex<Vec<Arc<SeriesEntry>>>>,
+}
+
+/// A copy of one recorded series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Its name (a model path and a port, `/`-separated).
+    pub name: String,
+    /// The kind of its values.
+    pub kind: Kind,
+    /// Its samples, in the order they were sent.
+    pub samples: Vec<Sample>,
+}
+
+impl Recording {
+    /// An empty recording stamping samples with `clock`'s time (get it
+    /// from `SimInit::time_view`).
+    pub fn new(clock: TimeView) -> Self {
+        Recording {
+            clock,
+            entries: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// A recorder named `name` (a model path and a port, `/`-separated:
+    /// the VCD writer makes one scope per level) of payloads of type `T`.
+    pub fn record<T>(&self, name: impl Into<String>) -> Recorder<T>
+    where
+        T: Recordable + Send + 'static,
+    {
+        self.add(Recorder::new(
+            name.into(),
+            T::KIND,
+            self.clock.clone(),
+            |v: &T| v.value(),
+        ))
+    }
+
+    /// A recorder of payloads of type `T` that keeps what `project`
+    /// returns: a field of a struct, a quantity derived from it.
+    pub fn record_map<T, V>(
+        &self,
+        name: impl Into<String>,
+        project: impl Fn(&T) -> V + Send + Sync + 'static,
+    ) -> Recorder<T>
+    where
+        T: Send + 'static,
+        V: Recordable,
+    {
+        self.add(Recorder::new(
+            name.into(),
+            V::KIND,
+            self.clock.clone(),
+            move |v: &T| project(v).value(),
+        ))
+    }
+
+    /// Keeps `recorder`'s series and returns it.
+    fn add<T: Send + 'static>(&self, recorder: Recorder<T>) -> Recorder<T> {
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(recorder.entry().clone());
+        recorder
+    }
+
+    /// A copy of every series, in the order the recorders were made.
+    pub fn series(&self) -> Vec<Series> {
+        let entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        entries
+            .iter()
+            .map(|entry| Series {
+                name: entry.name.clone(),
+                kind: entry.kind,
+                samples: lock(&entry.data).store.samples(),
+            })
+            .collect()
+    }
+
+    /// The series named `name`, if one was recorded.
+    pub fn get(&self, name: &str) -> Option<Series> {
+        self.series().into_iter().find(|s| s.name == name)
+    }
+}
+
+impl fmt::Debug for Recording {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The names only: a copy of every sample for a debug line would be
+        // a surprise.
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        f.debug_struct("Recording").field("series", &names).finish()
+    }
+}
+
+/// Every sample of `series` as `(series index, sample)`, in time order;
+/// same-time samples keep the series order, then their own.
+///
+/// Each series is already in time order (values are sent as the clock
+/// moves forward), so this merges them, with a heap of the series' next
+/// samples, rather than sorting them all: O(n log k) for k series, and
+/// nothing copied but the output.
+pub(crate) fn merged(series: &[Series]) -> Vec<(usize, Sample)> {
+    let total = series.iter().map(|s| s.samples.len()).sum();
+    let mut all = Vec::with_capacity(total);
+    // (time, series, position): the heap's order is the output's.
+    let mut heads: BinaryHeap<Reverse<(SimTime, usize, usize)>> = series
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some(Reverse((s.samples.first()?.time, i, 0))))
+        .collect();
+    while let Some(Reverse((_, i, position))) = heads.pop() {
+        let samples = &series[i].samples;
+        all.push((i, samples[position]));
+        if let Some(next) = samples.get(position + 1) {
+            // A series out of time order (a user's) still comes out whole.
+            heads.push(Reverse((
+                next.time.max(samples[position].time),
+                i,
+                position + 1,
+            )));
+        }
+    }
+    all
+}
