@@ -316,3 +316,29 @@ proptest! {
         prop_assert!(all_to_models);
     }
 }
+
+#[test]
+fn a_callback_sink_is_a_sink_of_the_export() {
+    let mut node = Node::new();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let callback = {
+        let seen = seen.clone();
+        causim::ports::CallbackSink::new(move |v: u32| {
+            seen.fetch_add(v, std::sync::atomic::Ordering::Relaxed);
+        })
+    };
+    node.out.connect_sink(&callback);
+    let topology = sim_init()
+        .add_model(node, Mailbox::new(), "node")
+        .add_sink(&callback, "watch")
+        .topology();
+    assert_eq!(
+        named(&topology),
+        vec![made(
+            "node.out",
+            "watch",
+            ConnectionKind::Event,
+            Mapping::Direct
+        )]
+    );
+}

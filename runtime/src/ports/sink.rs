@@ -247,6 +247,10 @@ where
     fn send_from_bench(&self, value: T) {
         (self.0)(value);
     }
+
+    fn link(&self) -> (Recipient, Mapping) {
+        (Recipient::Sink(SinkKey::of(self)), Mapping::Direct)
+    }
 }
 
 impl<T: Send + 'static> CallbackSink<T> {

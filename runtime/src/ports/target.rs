@@ -54,10 +54,10 @@ pub(crate) trait Target<T>: Send + Sync {
 
     /// Where this connection leads and how it adapts the value, for the
     /// topology export (cold). A connection that refuses every message
-    /// (its recipient is in another bench) is not listed.
-    fn link(&self) -> (Recipient, Mapping) {
-        (Recipient::Refused, Mapping::Direct)
-    }
+    /// (its recipient is in another bench) answers `Refused` and is not
+    /// listed. Required, so that no kind of connection can go missing
+    /// from the export by omission.
+    fn link(&self) -> (Recipient, Mapping);
 }
 
 /// Where a connection's recipient is, seen from a sending bench.
@@ -130,6 +130,10 @@ impl<T> Target<T> for ForeignInput {
 
     fn describe(&self) -> String {
         self.recipient.clone()
+    }
+
+    fn link(&self) -> (Recipient, Mapping) {
+        (Recipient::Refused, Mapping::Direct)
     }
 }
 

@@ -53,6 +53,10 @@ impl Target<Counted> for Recorder {
     fn send_from_bench(&self, value: Counted) {
         self.got.lock().unwrap().push(value.0);
     }
+
+    fn link(&self) -> (crate::ports::link::Recipient, crate::ports::link::Mapping) {
+        (crate::ports::link::Recipient::Refused, crate::ports::link::Mapping::Direct)
+    }
 }
 
 /// Polls a send of 7 over connections with mailboxes full for the
