@@ -684,7 +684,7 @@ impl PowerBench {
         sat.power.telemetry().connect_sink(&telemetry);
         let init = SimInit::new().with_threads(config.threads);
         let recording = Recording::new(init.time_view());
-        record(&recording, sat.power.telemetry(), &mut orbit.sunlit);
+        let init = record(&recording, sat.power.telemetry(), &mut orbit.sunlit, init);
 
         let endpoints = Endpoints {
             sample: sat.power.sample(),
@@ -761,8 +761,14 @@ impl PowerBench {
 type Quantity = fn(&BusSample) -> f64;
 
 /// Records the bus telemetry's quantities and the orbit's light, under
-/// the paths of the models that send them.
-pub fn record(recording: &Recording, telemetry: &mut Output<BusSample>, sunlit: &mut Output<bool>) {
+/// the paths of the models that send them; the recorders are the bench's
+/// sinks of those names (in its diagram too).
+pub fn record(
+    recording: &Recording,
+    telemetry: &mut Output<BusSample>,
+    sunlit: &mut Output<bool>,
+    mut init: SimInit,
+) -> SimInit {
     let bus = "sat/power/bus";
     let quantities: [(&str, Quantity); 4] = [
         ("volts", |s| s.volts),
@@ -771,13 +777,14 @@ pub fn record(recording: &Recording, telemetry: &mut Output<BusSample>, sunlit: 
         ("soc_percent", |s| 100.0 * s.soc),
     ];
     for (name, quantity) in quantities {
-        telemetry.connect_sink(
-            recording
-                .record_map(format!("{bus}/{name}"), quantity)
-                .sink(),
-        );
+        let path = format!("{bus}/{name}");
+        let recorder = recording.record_map(path.clone(), quantity);
+        telemetry.connect_sink(recorder.sink());
+        init = init.add_sink(recorder.sink(), path);
     }
-    sunlit.connect_sink(recording.record::<bool>("orbit/sunlit").sink());
+    let light = recording.record::<bool>("orbit/sunlit");
+    sunlit.connect_sink(light.sink());
+    init.add_sink(light.sink(), "orbit/sunlit")
 }
 
 /// Runs `config` to the end; `on_orbit` is called after each orbit.

@@ -120,14 +120,26 @@ fn same_numbers_on_several_threads() {
 #[test]
 fn the_diagram_shows_every_model_and_connection() {
     let topology = run(1, 1).topology;
-    assert_eq!(topology.models.len(), 10);
+    assert_eq!(topology.models().len(), 10);
     // The orbit's sunlight to the two wings, the battery heater (mapped),
     // the sequencer (filter-mapped) and a sink; the sequencer's payload
     // switch; the bus's requests to two wings and four loads, its two
-    // uni-requests to the battery and its telemetry sink.
-    assert_eq!(topology.connections.len(), 15);
-    let sinks: Vec<&str> = topology.sinks.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(sinks, ["sun transitions", "bus telemetry"]);
+    // uni-requests to the battery and its telemetry sink; the recorders
+    // (four quantities of the telemetry, the orbit's light).
+    let sinks: Vec<&str> = topology.sinks().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        sinks,
+        [
+            "sat/power/bus/volts",
+            "sat/power/bus/solar_w",
+            "sat/power/bus/load_w",
+            "sat/power/bus/soc_percent",
+            "orbit/sunlit",
+            "sun transitions",
+            "bus telemetry",
+        ]
+    );
+    assert_eq!(topology.connections().len(), 20);
 }
 
 /// The README shows `docs/power-topology.svg`: it must be this bench's.

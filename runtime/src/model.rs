@@ -110,7 +110,7 @@
 //!     .add_event_source(&source, "adds")
 //!     .add_sink(&totals, "totals")
 //!     .init(SimTime::ZERO)?;
-//! assert_eq!(simu.topology().connections.len(), 2); // adds → add, total → totals
+//! assert_eq!(simu.topology().connections().len(), 2); // adds → add, total → totals
 //! simu.process(source.event(2))?;
 //! simu.process_event(Counter::ports().add, 3, &address)?;
 //! assert_eq!(totals.take_all(), vec![2, 5]);

@@ -53,7 +53,7 @@
 //!     .add_model(b, mailbox_b, "b")
 //!     .add_sink(&seen, "seen");
 //! let topology = bench.topology();
-//! assert_eq!(topology.connections.len(), 2);
+//! assert_eq!(topology.connections().len(), 2);
 //! assert!(!topology.to_dot().contains("subgraph")); // no composite here
 //! assert!(topology.to_mermaid().starts_with("flowchart LR"));
 //! ```

@@ -74,7 +74,7 @@ type Named = (String, String, ConnectionKind, Mapping);
 /// Every connection of `topology`, named, sorted.
 fn named(topology: &Topology) -> Vec<Named> {
     let mut all: Vec<Named> = topology
-        .connections
+        .connections()
         .iter()
         .map(|c| {
             (
@@ -192,7 +192,7 @@ fn ports_are_listed_with_their_types() {
     let topology = sim_init()
         .add_model(Node::new(), Mailbox::new(), "n")
         .topology();
-    let node = &topology.models[0];
+    let node = &topology.models()[0];
     assert_eq!((node.path.as_str(), node.type_name), ("n", "Node"));
     let ports: Vec<String> = node.ports().map(|p| p.to_string()).collect();
     assert_eq!(
@@ -205,7 +205,7 @@ fn ports_are_listed_with_their_types() {
             "ask: Requestor<u32, u32>",
         ]
     );
-    assert!(topology.connections.is_empty());
+    assert!(topology.connections().is_empty());
 }
 
 /// A hand-written model that does not implement `list_connections`.
@@ -248,8 +248,8 @@ fn a_hand_written_model_without_a_listing_shows_no_connection() {
         .add_model(quiet, Mailbox::new(), "quiet")
         .add_model(Node::new(), b, "b")
         .topology();
-    assert_eq!(topology.models[0].outputs.len(), 1);
-    assert!(topology.connections.is_empty());
+    assert_eq!(topology.models()[0].outputs.len(), 1);
+    assert!(topology.connections().is_empty());
 }
 
 #[test]
@@ -259,8 +259,8 @@ fn a_source_connected_after_it_was_named_shows_the_connections_it_had() {
     let init = sim_init().add_event_source(&events, "late");
     events.connect(Node::ports().tick, &a);
     let topology = init.add_model(Node::new(), a, "a").topology();
-    assert_eq!(topology.sources.len(), 1);
-    assert!(topology.connections.is_empty());
+    assert_eq!(topology.sources().len(), 1);
+    assert!(topology.connections().is_empty());
 }
 
 proptest! {
@@ -310,7 +310,7 @@ proptest! {
         let topology = init.topology();
         prop_assert_eq!(named(&topology), expected);
         let all_to_models = topology
-            .connections
+            .connections()
             .iter()
             .all(|c| matches!(c.to, Endpoint::Port { .. }));
         prop_assert!(all_to_models);

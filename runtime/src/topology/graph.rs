@@ -22,15 +22,44 @@ use crate::ports::Mapping;
 #[non_exhaustive]
 pub struct Topology {
     /// The composite models: clusters of models, nested by path.
-    pub composites: Vec<CompositeNode>,
+    pub(crate) composites: Vec<CompositeNode>,
     /// The models.
-    pub models: Vec<ModelNode>,
+    pub(crate) models: Vec<ModelNode>,
     /// The named event and query sources.
-    pub sources: Vec<SourceNode>,
+    pub(crate) sources: Vec<SourceNode>,
     /// The sinks: the named ones, then those connected but never named.
-    pub sinks: Vec<SinkNode>,
+    pub(crate) sinks: Vec<SinkNode>,
     /// Every connection, once each.
-    pub connections: Vec<Connection>,
+    pub(crate) connections: Vec<Connection>,
+}
+
+/// The lists are read-only: their entries refer to each other by index,
+/// so the renderers rely on them staying as the bench built them.
+impl Topology {
+    /// The composite models: clusters of models, nested by path.
+    pub fn composites(&self) -> &[CompositeNode] {
+        &self.composites
+    }
+
+    /// The models.
+    pub fn models(&self) -> &[ModelNode] {
+        &self.models
+    }
+
+    /// The named event and query sources.
+    pub fn sources(&self) -> &[SourceNode] {
+        &self.sources
+    }
+
+    /// The sinks: the named ones, then those connected but never named.
+    pub fn sinks(&self) -> &[SinkNode] {
+        &self.sinks
+    }
+
+    /// Every connection, once each.
+    pub fn connections(&self) -> &[Connection] {
+        &self.connections
+    }
 }
 
 /// A composite model: a cluster in the diagrams.

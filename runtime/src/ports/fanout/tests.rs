@@ -55,7 +55,10 @@ impl Target<Counted> for Recorder {
     }
 
     fn link(&self) -> (crate::ports::link::Recipient, crate::ports::link::Mapping) {
-        (crate::ports::link::Recipient::Refused, crate::ports::link::Mapping::Direct)
+        (
+            crate::ports::link::Recipient::Refused,
+            crate::ports::link::Mapping::Direct,
+        )
     }
 }
 
