@@ -27,7 +27,8 @@
 //! step, after that step's scheduled events and before any model runs at
 //! that time, in the order it was injected. A step here is the moment the
 //! simulation moves its clock to a new time: an event's time, a tick, or
-//! the end of a `step_until`. Each time has one such moment, so the
+//! the end of a `step_until`. Each time applies its input once, even if a
+//! call stops inside its step and the next call resumes it, so the
 //! (time, order) pair that a log records places an input exactly, and a
 //! replay that applies it at the same pair reproduces the session.
 //!
@@ -41,7 +42,8 @@ mod pacer;
 #[cfg(feature = "session")]
 pub mod session;
 
-pub use clock::{Clock, InvalidSpeed, ManualClock, SystemClock, SPIN};
+pub(crate) use clock::checked_speed;
+pub use clock::{Clock, InvalidSpeed, ManualClock, SystemClock};
 pub use injector::{AppliedInput, InjectError, Injector, InputRecord, PendingReply, ReplyError};
 pub use pacer::Lateness;
 

@@ -701,6 +701,11 @@ impl Simulation {
     /// Records a fatal error and returns it.
     fn fail(&mut self, error: SimulationError) -> SimulationError {
         self.fatal = Some(error.clone());
+        // Injected input will never be taken: refuse it from now on, and
+        // drop what waits (its queries get no reply).
+        if let Some(queue) = self.live.as_ref().and_then(|live| live.queue.as_ref()) {
+            queue.0.close_failed();
+        }
         error
     }
 

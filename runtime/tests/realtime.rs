@@ -12,6 +12,7 @@ use causim::ports::{InputRef, ReplierRef};
 use causim::realtime::{
     Clock, InjectError, InvalidSpeed, Lateness, ManualClock, ReplyError, SystemClock,
 };
+use causim::ZeroDelay;
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -279,7 +280,7 @@ fn injected_queries_get_their_reply() {
     let square = ReplierRef::new(Replier::<u32, u32>::ports().reply, &mailbox);
     let mut simu = start(sim_init().add_model(Replier::new(|x: u32| x * x), mailbox, "square"));
     let injector = simu.injector();
-    let pending = injector.query(&square, 12).unwrap();
+    let mut pending = injector.query(&square, 12).unwrap();
     assert_eq!(pending.try_take(), None, "not applied before a step");
     let asker = std::thread::spawn(move || pending.wait_timeout(Duration::from_secs(10)));
     simu.step_until(t(1)).unwrap();
@@ -323,7 +324,7 @@ fn injection_errors_name_the_port_and_a_dropped_simulation_refuses_input() {
     drop(simu);
     assert_eq!(injector.send(&input, 1), Err(InjectError::SimulationGone));
     let mut simu = start(sim_init().add_model(Replier::new(|x: u32| x), replier_mailbox, "r"));
-    let pending = simu.injector().query(&replier, 1).unwrap();
+    let mut pending = simu.injector().query(&replier, 1).unwrap();
     drop(simu);
     assert_eq!(
         pending.wait_timeout(Duration::from_secs(10)),
@@ -352,4 +353,165 @@ fn real_time_pacing_on_the_system_clock_keeps_time_loosely() {
     assert_eq!(log.len(), 20);
     assert!(took >= ms(195), "{took:?}");
     assert!(took < ms(2_000), "{took:?}");
+}
+
+/// A clock of the user's own with a speed that makes no sense.
+struct Broken(f64);
+
+impl Clock for Broken {
+    fn now(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn sleep_until(&self, _: Duration) {}
+
+    fn speed(&self) -> f64 {
+        self.0
+    }
+}
+
+#[test]
+fn a_clock_of_the_users_own_with_an_invalid_speed_is_refused_at_init() {
+    for speed in [0.0, f64::NAN, -2.0] {
+        let error = sim_init()
+            .with_clock(Broken(speed))
+            .init(SimTime::ZERO)
+            .unwrap_err();
+        assert_eq!(error, SimulationError::InvalidSpeed(InvalidSpeed(speed)));
+    }
+    // A valid but tiny speed puts the next step at the end of time, without
+    // a panic: the pacing saturates.
+    let log = Log::new();
+    let (input, init) = recorder_bench(&log);
+    let mut simu = start(init.with_clock(ManualClock::with_speed(1e-12).unwrap()));
+    schedule_at(&simu, &input, &[1]);
+    simu.step().unwrap();
+    assert_eq!(log.len(), 1);
+}
+
+#[test]
+fn a_time_applies_its_injected_input_once_even_when_a_call_stops_inside_its_step() {
+    /// Keeps scheduling itself with zero delay, a set number of times.
+    #[model]
+    struct Looper {
+        left: u32,
+    }
+    #[model]
+    impl Looper {
+        #[input]
+        fn again(&mut self, _: (), cx: &mut Context<Self>) {
+            if self.left > 0 {
+                self.left -= 1;
+                cx.schedule(ZeroDelay, Self::ports().again, ()).unwrap();
+            }
+        }
+    }
+    let applied = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = Log::new();
+    let (input, init) = recorder_bench(&log);
+    let looper_mailbox = Mailbox::new();
+    let again = InputRef::new(Looper::ports().again, &looper_mailbox);
+    let mut simu = start(
+        init.add_model(Looper { left: 5 }, looper_mailbox, "looper")
+            .with_zero_delay_rounds(2)
+            .with_input_log({
+                let applied = applied.clone();
+                move |input| applied.lock().unwrap().push((input.time, input.order))
+            }),
+    );
+    simu.scheduler()
+        .schedule_event(t(1), again.event(()))
+        .unwrap();
+    let injector = simu.injector();
+    injector.send(&input, 1).unwrap();
+    // The step at 1 s applies the first input, then stops at the limit
+    // of zero-delay rounds (not fatal).
+    assert!(matches!(
+        simu.step(),
+        Err(SimulationError::ZeroDelayLimit { .. })
+    ));
+    injector.send(&input, 2).unwrap();
+    // Resuming the step at 1 s applies nothing new: the second input waits
+    // for the next time.
+    while simu.step().is_err() {}
+    simu.step_until(t(2)).unwrap();
+    assert_eq!(log.timed(), vec![(t(1), 1), (t(2), 2)]);
+    assert_eq!(*applied.lock().unwrap(), vec![(t(1), 0), (t(2), 0)]);
+}
+
+#[test]
+fn a_failed_simulation_refuses_input_and_its_waiting_queries_get_no_reply() {
+    /// Panics on its input, answers its replier.
+    #[model]
+    struct Fragile {}
+    #[model]
+    impl Fragile {
+        #[input]
+        fn hit(&mut self, _: ()) {
+            panic!("broken");
+        }
+        #[replier]
+        fn ask(&mut self, x: u32) -> u32 {
+            x
+        }
+    }
+    let mailbox = Mailbox::new();
+    let hit = InputRef::new(Fragile::ports().hit, &mailbox);
+    let ask = ReplierRef::new(Fragile::ports().ask, &mailbox);
+    let mut simu = start(sim_init().add_model(Fragile {}, mailbox, "fragile"));
+    let injector = simu.injector();
+    injector.send(&hit, ()).unwrap();
+    let mut waiting = injector.query(&ask, 1).unwrap();
+    let error = simu.step_until(t(1)).unwrap_err();
+    assert!(error.is_fatal(), "{error:?}");
+    assert_eq!(injector.send(&hit, ()), Err(InjectError::SimulationFailed));
+    // The query was delivered with the panicking input, in the same step:
+    // the step failed, so it gets no reply.
+    assert_eq!(
+        waiting.wait_timeout(Duration::from_secs(10)),
+        Err(ReplyError::NoReply)
+    );
+    assert_eq!(waiting.try_take(), Some(Err(ReplyError::AlreadyTaken)));
+    drop(simu);
+    assert_eq!(injector.send(&hit, ()), Err(InjectError::SimulationFailed));
+}
+
+#[test]
+fn a_timeout_limits_each_paced_step_not_the_waits() {
+    let log = Log::new();
+    let (input, init) = recorder_bench(&log);
+    let mut simu = start(
+        init.with_clock(SystemClock::real_time())
+            .with_lateness(Lateness::CatchUp)
+            .with_timeout(ms(100)),
+    );
+    schedule_at(&simu, &input, &[]);
+    simu.scheduler()
+        .schedule_event(SimTime::from_millis(150), input.event(1))
+        .unwrap();
+    simu.scheduler()
+        .schedule_event(SimTime::from_millis(300), input.event(2))
+        .unwrap();
+    // 300 ms of paced waiting with a 100 ms limit: each step is quick.
+    simu.step_until(SimTime::from_millis(310)).unwrap();
+    assert_eq!(log.len(), 2);
+}
+
+#[test]
+fn resync_forgets_the_time_spent_between_calls() {
+    let clock = ManualClock::new();
+    let (mut simu, work) = worker_bench(&clock, Lateness::Error { tolerance: ms(10) });
+    simu.scheduler()
+        .schedule_event(t(1), work.event(0))
+        .unwrap();
+    simu.scheduler()
+        .schedule_event(t(2), work.event(0))
+        .unwrap();
+    simu.step().unwrap();
+    // A pause of 5 s between calls: late, unless forgotten.
+    clock.advance(Duration::from_secs(5));
+    simu.resync_clock();
+    simu.step().unwrap();
+    assert_eq!(simu.time(), t(2));
+    assert_eq!(clock.sleeps().last(), Some(&(ms(6_000), ms(7_000))));
 }

@@ -221,3 +221,77 @@ fn a_replay_checks_the_log_against_the_bench_before_applying_anything() {
         Err(SessionError::Corrupt(_))
     ));
 }
+
+#[test]
+fn trailing_or_reordered_bytes_are_refused() {
+    let (log, _) = live_session(5, 1);
+    let mut file = Vec::new();
+    log.write_to(&mut file).unwrap();
+    let mut trailing = file.clone();
+    trailing.extend_from_slice(&[0, 1, 2]);
+    assert!(matches!(
+        SessionLog::read_from(trailing.as_slice()),
+        Err(SessionError::Corrupt(message)) if message.contains("3 bytes follow")
+    ));
+}
+
+/// A payload whose serialisation always fails.
+struct Opaque;
+
+impl serde::Serialize for Opaque {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("opaque on purpose"))
+    }
+}
+
+/// Takes opaque payloads.
+#[model]
+struct Sink {}
+
+#[model]
+impl Sink {
+    #[input]
+    fn take(&mut self, _: Opaque) {}
+}
+
+#[test]
+fn input_the_log_cannot_hold_is_refused_or_makes_the_log_unreplayable() {
+    let log = SessionLog::new();
+    let mailbox = Mailbox::new();
+    let take = InputRef::new(Sink::ports().take, &mailbox);
+    let mut simu = SimInit::new()
+        .with_input_log(log.recorder())
+        .add_model(Sink {}, mailbox, "sink")
+        .init(SimTime::ZERO)
+        .unwrap();
+    let injector = simu.injector();
+    // A payload that cannot be serialised is not injected.
+    let error = LoggingInjector::new(injector.clone())
+        .send(&take, Opaque)
+        .unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            causim::realtime::InjectError::Unloggable { port: "take", .. }
+        ),
+        "{error:?}"
+    );
+    // One injected without a record is logged as such, and a replay of the
+    // log is refused.
+    injector.send(&take, Opaque).unwrap();
+    simu.step_until(SimTime::from_secs(1)).unwrap();
+    let entries = log.entries();
+    assert_eq!(entries.len(), 1);
+    assert!(entries[0].record.is_none());
+    let mut file = Vec::new();
+    log.write_to(&mut file).unwrap();
+    let read = SessionLog::read_from(file.as_slice()).unwrap();
+    let mut again = bench(SimInit::new());
+    assert_eq!(
+        Replay::new(&read).schedule(&mut again.simu),
+        Err(SessionError::Unrecorded {
+            time: SimTime::from_secs(1),
+            order: 0
+        })
+    );
+}

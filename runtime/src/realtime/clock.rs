@@ -30,8 +30,18 @@ pub trait Clock: Send + 'static {
 }
 
 /// A speed factor that is not a positive, finite number.
-#[derive(Debug, Clone, Copy, PartialEq)]
+///
+/// Two are equal if their bits are (so that a NaN equals itself).
+#[derive(Debug, Clone, Copy)]
 pub struct InvalidSpeed(pub f64);
+
+impl PartialEq for InvalidSpeed {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for InvalidSpeed {}
 
 impl fmt::Display for InvalidSpeed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -47,7 +57,7 @@ impl fmt::Display for InvalidSpeed {
 impl std::error::Error for InvalidSpeed {}
 
 /// `speed`, if it is positive and finite.
-fn checked_speed(speed: f64) -> Result<f64, InvalidSpeed> {
+pub(crate) fn checked_speed(speed: f64) -> Result<f64, InvalidSpeed> {
     if speed.is_finite() && speed > 0.0 {
         Ok(speed)
     } else {
@@ -58,7 +68,7 @@ fn checked_speed(speed: f64) -> Result<f64, InvalidSpeed> {
 /// The machine's monotonic clock ([`Instant`]).
 ///
 /// It sleeps with the operating system's timer, then spins for the last
-/// [`SPIN`] before a deadline: a sleep alone wakes up 50–100 µs late on a
+/// 200 µs before a deadline: a sleep alone wakes up 50–100 µs late on a
 /// common Linux machine, more than a 1 kHz tick can take.
 #[derive(Debug, Clone, Copy)]
 pub struct SystemClock {
@@ -69,7 +79,7 @@ pub struct SystemClock {
 }
 
 /// How long before a deadline [`SystemClock`] stops sleeping and spins.
-pub const SPIN: Duration = Duration::from_micros(200);
+const SPIN: Duration = Duration::from_micros(200);
 
 impl SystemClock {
     /// Real time: one simulated second per wall second.

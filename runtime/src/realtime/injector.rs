@@ -25,7 +25,7 @@ use crate::ports::event::{Action, Event};
 use crate::ports::reply::{ReplySender, ReplySlot};
 use crate::ports::target::{check_address, describe_input, push_from_bench, Check};
 use crate::ports::{InputRef, ReplierPort, ReplierRef};
-use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::{lock, Mutex};
 use crate::time::SimTime;
 
@@ -106,7 +106,7 @@ impl Injector {
             request: Some((request, slot.arm())),
         };
         self.queue.push(None, Box::new(action), record)?;
-        Ok(PendingReply { slot })
+        Ok(PendingReply { slot, taken: false })
     }
 
     /// Queues `action` for the step at exactly `time` (replay).
@@ -128,9 +128,7 @@ impl Injector {
         port: &'static str,
         kind: PortKind,
     ) -> Result<(), InjectError> {
-        if self.queue.closed.load(Ordering::Acquire) {
-            return Err(InjectError::SimulationGone);
-        }
+        self.queue.refusal()?;
         match check_address(address, port, kind, self.queue.bench) {
             Check::Bound => Ok(()),
             Check::Unbound => Err(InjectError::NoRecipient {
@@ -151,7 +149,7 @@ impl Injector {
 impl fmt::Debug for Injector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Injector")
-            .field("closed", &self.queue.closed.load(Ordering::Relaxed))
+            .field("open", &(self.queue.closed.load(Ordering::Relaxed) == OPEN))
             .finish_non_exhaustive()
     }
 }
@@ -162,6 +160,18 @@ impl fmt::Debug for Injector {
 pub enum InjectError {
     /// The simulation was dropped: nothing will take the input.
     SimulationGone,
+    /// The simulation stopped at a fatal error (a deadlock, a model
+    /// panic, a timeout): it will never take input again.
+    SimulationFailed,
+    /// A logging injector could not serialise the payload for the
+    /// session log; the input was not injected (a log missing it would
+    /// replay something else).
+    Unloggable {
+        /// The port the input was for.
+        port: &'static str,
+        /// What the serialiser said.
+        message: String,
+    },
     /// The recipient's mailbox was never added to a bench.
     NoRecipient {
         /// The type of model the mailbox is for.
@@ -190,6 +200,14 @@ impl fmt::Display for InjectError {
             InjectError::SimulationGone => {
                 f.write_str("the simulation was dropped: nothing can be injected into it any more")
             }
+            InjectError::SimulationFailed => f.write_str(
+                "the simulation stopped at a fatal error: nothing can be injected into it any more",
+            ),
+            InjectError::Unloggable { port, message } => write!(
+                f,
+                "the input for port `{port}` was not injected: its payload cannot be written to \
+                 the session log ({message})"
+            ),
             InjectError::NoRecipient {
                 model_type,
                 port,
@@ -216,9 +234,16 @@ impl fmt::Display for InjectError {
 impl std::error::Error for InjectError {}
 
 /// The reply to an injected query, once the simulation has processed it.
+///
+/// One reply, taken once: [`wait`](PendingReply::wait) consumes the
+/// handle; after [`try_take`](PendingReply::try_take) or
+/// [`wait_timeout`](PendingReply::wait_timeout) has returned it, they
+/// return [`ReplyError::AlreadyTaken`].
 pub struct PendingReply<R> {
     /// Where the replier's answer lands.
     slot: ReplySlot<R>,
+    /// True once the reply (or the news that none will come) was returned.
+    taken: bool,
 }
 
 /// No reply will come to an injected query.
@@ -229,6 +254,8 @@ pub enum ReplyError {
     NoReply,
     /// The wait ran out of time; the reply may still come.
     Timeout,
+    /// The reply was already returned by an earlier call.
+    AlreadyTaken,
 }
 
 impl fmt::Display for ReplyError {
@@ -239,6 +266,7 @@ impl fmt::Display for ReplyError {
                  before processing it",
             ),
             ReplyError::Timeout => f.write_str("no reply yet: the wait ran out of time"),
+            ReplyError::AlreadyTaken => f.write_str("the reply was already taken"),
         }
     }
 }
@@ -247,17 +275,17 @@ impl std::error::Error for ReplyError {}
 
 impl<R> PendingReply<R> {
     /// Waits for the reply.
-    pub fn wait(&self) -> Result<R, ReplyError> {
+    pub fn wait(mut self) -> Result<R, ReplyError> {
         self.wait_until(None)
     }
 
     /// Waits for the reply at most `limit` of wall time.
-    pub fn wait_timeout(&self, limit: Duration) -> Result<R, ReplyError> {
+    pub fn wait_timeout(&mut self, limit: Duration) -> Result<R, ReplyError> {
         self.wait_until(Some(Instant::now() + limit))
     }
 
     /// The reply if it has come, without waiting.
-    pub fn try_take(&self) -> Option<Result<R, ReplyError>> {
+    pub fn try_take(&mut self) -> Option<Result<R, ReplyError>> {
         match self.poll(Waker::noop()) {
             Poll::Ready(outcome) => Some(outcome),
             Poll::Pending => None,
@@ -265,7 +293,7 @@ impl<R> PendingReply<R> {
     }
 
     /// Parks this thread until the reply comes or `deadline` passes.
-    fn wait_until(&self, deadline: Option<Instant>) -> Result<R, ReplyError> {
+    fn wait_until(&mut self, deadline: Option<Instant>) -> Result<R, ReplyError> {
         let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
         loop {
             if let Poll::Ready(outcome) = self.poll(&waker) {
@@ -282,10 +310,16 @@ impl<R> PendingReply<R> {
     }
 
     /// The reply, or `Pending` with `waker` registered.
-    fn poll(&self, waker: &Waker) -> Poll<Result<R, ReplyError>> {
-        self.slot
+    fn poll(&mut self, waker: &Waker) -> Poll<Result<R, ReplyError>> {
+        if self.taken {
+            return Poll::Ready(Err(ReplyError::AlreadyTaken));
+        }
+        let outcome = self
+            .slot
             .poll_take(&mut Context::from_waker(waker))
-            .map(|reply| reply.ok_or(ReplyError::NoReply))
+            .map(|reply| reply.ok_or(ReplyError::NoReply));
+        self.taken = outcome.is_ready();
+        outcome
     }
 }
 
@@ -388,8 +422,10 @@ pub struct AppliedInput {
     pub time: SimTime,
     /// Its place among the inputs that step applied, from 0.
     pub order: u32,
-    /// What was applied.
-    pub record: InputRecord,
+    /// What was applied; `None` for an input injected without a record
+    /// (through a plain [`Injector`]), which a replay cannot reproduce
+    /// and so refuses.
+    pub record: Option<InputRecord>,
 }
 
 /// One queued input.
@@ -399,6 +435,13 @@ pub(crate) struct Injected {
     /// Its record for a session log, if it is logged.
     pub(crate) record: Option<InputRecord>,
 }
+
+/// The queue takes input.
+const OPEN: u8 = 0;
+/// The simulation was dropped.
+const GONE: u8 = 1;
+/// The simulation failed (a fatal error): it will never step again.
+const FAILED: u8 = 2;
 
 /// The queue between the injectors and the simulation.
 ///
@@ -413,8 +456,8 @@ pub(crate) struct InjectQueue {
     state: Mutex<QueueState>,
     /// True while some input waits: the one look a step takes.
     pending: AtomicBool,
-    /// Set when the simulation is dropped.
-    closed: AtomicBool,
+    /// Why the queue refuses input: [`OPEN`], [`GONE`] or [`FAILED`].
+    closed: AtomicU8,
     /// The simulation's bench, for the injectors' checks.
     bench: BenchId,
 }
@@ -436,7 +479,7 @@ impl InjectQueue {
         InjectQueue {
             state: Mutex::new(QueueState::default()),
             pending: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
+            closed: AtomicU8::new(OPEN),
             bench,
         }
     }
@@ -451,9 +494,7 @@ impl InjectQueue {
         let mut state = lock(&self.state);
         // Checked under the lock: `close` takes it too, so nothing is
         // queued after the simulation has dropped its queue's contents.
-        if self.closed.load(Ordering::Acquire) {
-            return Err(InjectError::SimulationGone);
-        }
+        self.refusal()?;
         let injected = Injected { action, record };
         match time {
             None => state.live.push(injected),
@@ -496,12 +537,35 @@ impl InjectQueue {
         self.pending.store(left, Ordering::Release);
     }
 
-    /// Refuses every later input and drops those waiting (their queries
-    /// then get [`ReplyError::NoReply`]).
+    /// Why the queue refuses input, if it does.
+    fn refusal(&self) -> Result<(), InjectError> {
+        match self.closed.load(Ordering::Acquire) {
+            OPEN => Ok(()),
+            FAILED => Err(InjectError::SimulationFailed),
+            _ => Err(InjectError::SimulationGone),
+        }
+    }
+
+    /// Refuses every later input (the simulation failed) and drops those
+    /// waiting (their queries then get [`ReplyError::NoReply`]).
+    pub(crate) fn close_failed(&self) {
+        self.close_as(FAILED);
+    }
+
+    /// Refuses every later input (the simulation is gone) and drops those
+    /// waiting (their queries then get [`ReplyError::NoReply`]).
     pub(crate) fn close(&self) {
+        self.close_as(GONE);
+    }
+
+    /// Closes the queue for `why` ([`GONE`] or [`FAILED`]; a failed
+    /// simulation that is then dropped stays failed).
+    fn close_as(&self, why: u8) {
         let dropped = {
             let mut state = lock(&self.state);
-            self.closed.store(true, Ordering::Release);
+            if self.closed.load(Ordering::Relaxed) == OPEN {
+                self.closed.store(why, Ordering::Release);
+            }
             self.pending.store(false, Ordering::Release);
             let live = std::mem::take(&mut state.live);
             let timed = std::mem::take(&mut state.timed);

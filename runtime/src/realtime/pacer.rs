@@ -63,7 +63,10 @@ impl Pacer {
     pub(crate) fn wait_for(&mut self, now: SimTime, target: SimTime) -> Result<(), Duration> {
         let (sim, wall) = *self.anchor.get_or_insert_with(|| (now, self.clock.now()));
         let elapsed = target.checked_duration_since(sim).unwrap_or_default();
-        let due = wall + Duration::from_secs_f64(elapsed.as_secs_f64() / self.speed);
+        // Saturates: a slow clock's far deadline is "never", not a panic.
+        let scaled = Duration::try_from_secs_f64(elapsed.as_secs_f64() / self.speed)
+            .unwrap_or(Duration::MAX);
+        let due = wall.saturating_add(scaled);
         let present = self.clock.now();
         let Some(lag) = present.checked_sub(due).filter(|lag| !lag.is_zero()) else {
             self.clock.sleep_until(due);

@@ -91,16 +91,43 @@ impl SessionLog {
         if version != FORMAT_VERSION {
             return Err(SessionError::UnsupportedVersion { found: version });
         }
-        let entries: Vec<Entry> = postcard::from_bytes(body)
+        let entries: Vec<Entry> = decode_whole(body)
             .map_err(|e| SessionError::Corrupt(format!("its entries do not decode: {e}")))?;
-        let entries = entries
+        let entries: Vec<AppliedInput> = entries
             .into_iter()
             .map(Entry::into_applied)
             .collect::<Result<_, _>>()?;
+        check_order(&entries)?;
         Ok(SessionLog {
             entries: Arc::new(Mutex::new(entries)),
         })
     }
+}
+
+/// `bytes` decoded as one `T`, with nothing left over (postcard itself
+/// ignores trailing bytes, which in a log mean damage).
+fn decode_whole<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let (value, rest) = postcard::take_from_bytes(bytes).map_err(|e| e.to_string())?;
+    if rest.is_empty() {
+        Ok(value)
+    } else {
+        Err(format!("{} bytes follow the value", rest.len()))
+    }
+}
+
+/// Fails unless the entries are in strictly increasing (time, order), as
+/// a session applies them.
+fn check_order(entries: &[AppliedInput]) -> Result<(), SessionError> {
+    for pair in entries.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        if (a.time, a.order) >= (b.time, b.order) {
+            return Err(SessionError::Corrupt(format!(
+                "its entries are out of order: ({}, {}) before ({}, {})",
+                a.time, a.order, b.time, b.order
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl fmt::Debug for SessionLog {
@@ -118,25 +145,40 @@ struct Entry {
     time: u64,
     /// The place in the step.
     order: u32,
-    /// The model's path.
+    /// The model's path (empty if unrecorded).
     model: String,
-    /// The port's name.
+    /// The port's name (empty if unrecorded).
     port: String,
-    /// 0: an input's event; 1: a replier's query.
+    /// 0: an input's event; 1: a replier's query; 2: an input injected
+    /// without a record.
     kind: u8,
     /// The payload, in postcard.
     payload: Vec<u8>,
 }
 
+/// The kind of an entry for an input injected without a record.
+const UNRECORDED: u8 = 2;
+
 impl From<&AppliedInput> for Entry {
     fn from(applied: &AppliedInput) -> Self {
-        Entry {
-            time: applied.time.as_nanos(),
-            order: applied.order,
-            model: applied.record.model.clone(),
-            port: applied.record.port.clone(),
-            kind: u8::from(applied.record.kind == PortKind::Replier),
-            payload: applied.record.payload.clone(),
+        let (time, order) = (applied.time.as_nanos(), applied.order);
+        match &applied.record {
+            Some(record) => Entry {
+                time,
+                order,
+                model: record.model.clone(),
+                port: record.port.clone(),
+                kind: u8::from(record.kind == PortKind::Replier),
+                payload: record.payload.clone(),
+            },
+            None => Entry {
+                time,
+                order,
+                model: String::new(),
+                port: String::new(),
+                kind: UNRECORDED,
+                payload: Vec::new(),
+            },
         }
     }
 }
@@ -144,9 +186,17 @@ impl From<&AppliedInput> for Entry {
 impl Entry {
     /// The applied input this entry records.
     fn into_applied(self) -> Result<AppliedInput, SessionError> {
+        let (time, order) = (SimTime::from_nanos(self.time), self.order);
         let kind = match self.kind {
             0 => PortKind::Input,
             1 => PortKind::Replier,
+            UNRECORDED => {
+                return Ok(AppliedInput {
+                    time,
+                    order,
+                    record: None,
+                })
+            }
             other => {
                 return Err(SessionError::Corrupt(format!(
                     "an entry for port `{}` of `{}` has kind {other}, neither an input (0) nor a \
@@ -156,14 +206,14 @@ impl Entry {
             }
         };
         Ok(AppliedInput {
-            time: SimTime::from_nanos(self.time),
-            order: self.order,
-            record: InputRecord {
+            time,
+            order,
+            record: Some(InputRecord {
                 model: self.model,
                 port: self.port,
                 kind,
                 payload: self.payload,
-            },
+            }),
         })
     }
 }
@@ -213,6 +263,15 @@ pub enum SessionError {
         /// The port's name.
         port: &'static str,
     },
+    /// The log has an input that was injected without a record (through
+    /// a plain `Injector` rather than a `LoggingInjector`): a replay
+    /// cannot reproduce the session.
+    Unrecorded {
+        /// When it was applied in the session.
+        time: SimTime,
+        /// Its place in that step.
+        order: u32,
+    },
     /// The simulation refused the input.
     Inject(InjectError),
 }
@@ -253,6 +312,12 @@ impl fmt::Display for SessionError {
                 "port `{port}` was given to the replay with the address of a model that is in no \
                  bench"
             ),
+            SessionError::Unrecorded { time, order } => write!(
+                f,
+                "the session log has an input applied at {time} (number {order} of its step) that \
+                 was injected without a record, through a plain `Injector`: its payload is \
+                 unknown, so the session cannot be replayed (inject through a `LoggingInjector`)"
+            ),
             SessionError::Inject(e) => write!(f, "{e}"),
         }
     }
@@ -261,22 +326,29 @@ impl fmt::Display for SessionError {
 impl std::error::Error for SessionError {}
 
 /// The record of an input for the log: the recipient's path, the port,
-/// the payload in postcard.
+/// the payload in postcard; an error if the payload cannot be written
+/// (the input is then not injected: a log without it would replay
+/// something else).
 fn record<T: Serialize>(
     model: Option<&str>,
     port: &'static str,
     kind: PortKind,
     payload: &T,
-) -> Option<InputRecord> {
-    Some(InputRecord {
-        model: model?.to_string(),
+) -> Result<Option<InputRecord>, InjectError> {
+    // A model in no bench: the injection fails anyway, with its own error.
+    let Some(model) = model else {
+        return Ok(None);
+    };
+    let payload = postcard::to_stdvec(payload).map_err(|e| InjectError::Unloggable {
+        port,
+        message: e.to_string(),
+    })?;
+    Ok(Some(InputRecord {
+        model: model.to_string(),
         port: port.to_string(),
         kind,
-        // A payload that cannot be serialised (a map with non-string keys
-        // is fine in postcard; a type whose `Serialize` fails) is injected
-        // without a record.
-        payload: postcard::to_stdvec(payload).ok()?,
-    })
+        payload,
+    }))
 }
 
 /// An [`Injector`] that also records each input for a session log.
@@ -303,7 +375,7 @@ impl LoggingInjector {
             input.port().name(),
             PortKind::Input,
             &payload,
-        );
+        )?;
         self.injector.send_recorded(input, payload, record)
     }
 
@@ -323,7 +395,7 @@ impl LoggingInjector {
             replier.port().name(),
             PortKind::Replier,
             &request,
-        );
+        )?;
         self.injector.query_recorded(replier, request, record)
     }
 }
@@ -366,7 +438,7 @@ impl Replay {
         let port = input.port();
         let address = input.address().clone();
         let decode: Decoder = Box::new(move |bytes| {
-            let payload: T = postcard::from_bytes(bytes).map_err(|e| e.to_string())?;
+            let payload: T = decode_whole(bytes)?;
             Ok(Event::new(port, payload, &address).action)
         });
         self.register(
@@ -388,7 +460,7 @@ impl Replay {
     {
         let replier_ref = replier.clone();
         let decode: Decoder = Box::new(move |bytes| {
-            let request: T = postcard::from_bytes(bytes).map_err(|e| e.to_string())?;
+            let request: T = decode_whole(bytes)?;
             Ok(super::injector::query_action(&replier_ref, request))
         });
         self.register(
@@ -435,7 +507,13 @@ impl Replay {
                     now,
                 });
             }
-            actions.push((entry.time, self.decode(&entry.record)?));
+            let Some(record) = &entry.record else {
+                return Err(SessionError::Unrecorded {
+                    time: entry.time,
+                    order: entry.order,
+                });
+            };
+            actions.push((entry.time, self.decode(record)?));
         }
         let injector = simulation.injector();
         for (time, action) in actions {

@@ -154,6 +154,9 @@ pub enum SimulationError {
     },
     /// `SimInit::with_tick` was given a zero period.
     InvalidTick,
+    /// The clock given to `SimInit::with_clock` has a speed that is not a
+    /// positive, finite number.
+    InvalidSpeed(crate::realtime::InvalidSpeed),
     /// Required ports were left unconnected.
     MissingConnections(Vec<MissingConnection>),
     /// Two parts of one level of the bench (two models, two composites,
@@ -322,6 +325,7 @@ impl fmt::Display for SimulationError {
             SimulationError::InvalidTick => f.write_str(
                 "a ticker needs a period longer than zero (`SimInit::with_tick`)",
             ),
+            SimulationError::InvalidSpeed(invalid) => write!(f, "{invalid}"),
             SimulationError::MissingConnections(missing) => {
                 f.write_str("required ports left unconnected: ")?;
                 for (i, m) in missing.iter().enumerate() {

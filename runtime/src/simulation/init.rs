@@ -14,7 +14,7 @@ use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
 use crate::mailbox::Mailbox;
 use crate::model::{run_model, Model};
 use crate::name::Name;
-use crate::realtime::{AppliedInput, Clock, Lateness, Pacer};
+use crate::realtime::{checked_speed, AppliedInput, Clock, Lateness, Pacer};
 use crate::scheduler::SchedulerCore;
 use crate::time::SimTime;
 use crate::time_view::TimeView;
@@ -177,7 +177,10 @@ impl SimInit {
     ///   order is unchanged by a limit.
     ///
     /// A call that runs past its limit returns `Timeout` even if its last
-    /// step completed meanwhile.
+    /// step completed meanwhile. A paced simulation
+    /// ([`with_clock`](Self::with_clock)) applies the limit to each step,
+    /// from the end of its wait for the wall clock: waiting is not the
+    /// models' time.
     ///
     /// Dropping a simulation whose call failed (timeout, model panic) on
     /// several threads waits at most 200 ms for the worker threads; if a
@@ -358,6 +361,9 @@ impl SimInit {
         }
         if self.tick == Some(Duration::ZERO) {
             return Err(SimulationError::InvalidTick);
+        }
+        if let Some(clock) = &self.clock {
+            checked_speed(clock.speed()).map_err(SimulationError::InvalidSpeed)?;
         }
         self.core.start_at(start);
         let mut simulation = Simulation::new(self.core, self.timeout, self.threads);

@@ -25,6 +25,10 @@ pub(crate) struct Live {
     pub(crate) log: Option<Box<dyn FnMut(AppliedInput) + Send>>,
     /// The inputs of the step being applied (reused).
     taken: Vec<Injected>,
+    /// The time of the last step that applied input: a time applies input
+    /// once, even if a call stopped inside its step (a zero-delay limit,
+    /// a misaddressed message) and the next call resumes it.
+    applied_at: Option<SimTime>,
 }
 
 impl Live {
@@ -40,6 +44,7 @@ impl Live {
             queue: None,
             log,
             taken: Vec::new(),
+            applied_at: None,
         }
     }
 
@@ -117,7 +122,6 @@ impl Simulation {
     /// `step`, `step_until` or `run` of a live simulation.
     pub(crate) fn live_steps(&mut self, reach: Reach) -> Result<(), SimulationError> {
         self.check_usable()?;
-        let deadline = self.deadline();
         let _driving = self.drive();
         let _bench = self.enter();
         let limit = match reach {
@@ -138,7 +142,7 @@ impl Simulation {
                     if !self.core.advance_to(limit) {
                         continue;
                     }
-                    self.live_boundary(deadline, false)?;
+                    self.live_boundary(self.deadline(), false)?;
                 }
                 if reports {
                     self.end_progress();
@@ -153,7 +157,9 @@ impl Simulation {
             if reports {
                 self.step_progress();
             }
-            self.live_boundary(deadline, has_events)?;
+            // The wall-clock limit applies to each step, from the end of
+            // its wait: the waits of a paced run are not the models' time.
+            self.live_boundary(self.deadline(), has_events)?;
             if reach == Reach::Step {
                 return Ok(());
             }
@@ -195,7 +201,7 @@ impl Simulation {
         deadline: Option<Instant>,
         has_events: bool,
     ) -> Result<(), SimulationError> {
-        let mut injected = self.take_injected();
+        let mut injected = self.take_injected()?;
         if !has_events && injected.is_empty() {
             self.return_injected(injected);
             // A tick with nothing to deliver: no model can run.
@@ -219,28 +225,42 @@ impl Simulation {
     }
 
     /// The input injected for the step at the current time, in order,
-    /// each logged one handed to the log.
-    fn take_injected(&mut self) -> Vec<Injected> {
+    /// each handed to the log (a panic of the log is fatal, as one of the
+    /// bench's code during a delivery); nothing if this time has already
+    /// applied its input.
+    fn take_injected(&mut self) -> Result<Vec<Injected>, SimulationError> {
         let now = self.time();
         let Some(live) = self.live.as_mut() else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let mut taken = std::mem::take(&mut live.taken);
+        if live.applied_at == Some(now) {
+            return Ok(taken);
+        }
+        live.applied_at = Some(now);
         if let Some(queue) = live.queue.as_ref().filter(|q| q.0.has_pending()) {
             queue.0.take_due(now, &mut taken);
         }
-        if let Some(log) = live.log.as_mut() {
+        let Some(log) = live.log.as_mut() else {
+            return Ok(taken);
+        };
+        let logged = catch_unwind(AssertUnwindSafe(|| {
             for (order, input) in taken.iter_mut().enumerate() {
-                if let Some(record) = input.record.take() {
-                    log(AppliedInput {
-                        time: now,
-                        order: u32::try_from(order).unwrap_or(u32::MAX),
-                        record,
-                    });
-                }
+                log(AppliedInput {
+                    time: now,
+                    order: u32::try_from(order).unwrap_or(u32::MAX),
+                    record: input.record.take(),
+                });
+            }
+        }));
+        match logged {
+            Ok(()) => Ok(taken),
+            Err(payload) => {
+                drop(taken); // their queries get no reply
+                let event = "the bench's input log (`SimInit::with_input_log`)".to_string();
+                Err(self.event_panicked(event, payload))
             }
         }
-        taken
     }
 
     /// Keeps the emptied buffer for the next step.
