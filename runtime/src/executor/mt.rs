@@ -80,6 +80,9 @@ pub(crate) struct Executor {
     stand_in: Option<Worker<TaskRef>>,
     /// The bench whose models it runs, marked on every worker thread.
     bench: BenchId,
+    /// An empty buffer that [`stuck`](Executor::stuck) takes the step's
+    /// deadlock candidates into, kept with its capacity.
+    candidates: Vec<Arc<Task>>,
 }
 
 impl Executor {
@@ -109,6 +112,7 @@ impl Executor {
             compacted: 0,
             stand_in,
             bench,
+            candidates: Vec::new(),
         }
     }
 
@@ -184,15 +188,35 @@ impl Executor {
     /// polled again after a wake-up), so those are checked first; only if
     /// one of them is stuck — a deadlock, which ends the simulation — is
     /// every task scanned, to report all of them in spawn order.
-    pub(crate) fn stuck(&self) -> Vec<Stuck> {
-        let candidates = self.shared.take_candidates();
-        if !candidates.iter().any(|task| stuck_task(task).is_some()) {
+    ///
+    /// The candidates are taken into a buffer the executor keeps, whose
+    /// capacity goes back to the list: no allocation and free per step.
+    #[inline]
+    pub(crate) fn stuck(&mut self) -> Vec<Stuck> {
+        self.shared.swap_candidates(&mut self.candidates);
+        let any_stuck = self.candidates.iter().any(|task| is_stuck(task));
+        self.candidates.clear();
+        if !any_stuck {
             return Vec::new();
         }
+        self.every_stuck()
+    }
+
+    /// Every stuck task, in spawn order (a deadlock: cold).
+    #[cold]
+    #[inline(never)]
+    fn every_stuck(&self) -> Vec<Stuck> {
         self.tasks
             .iter()
             .filter_map(|task| stuck_task(task))
             .collect()
+    }
+
+    /// False if no message to a mailbox not in the bench was reported
+    /// since the last [`take_unbound`](Executor::take_unbound).
+    #[inline]
+    pub(crate) fn has_unbound(&self) -> bool {
+        self.shared.has_unbound()
     }
 
     /// Gives back the memory of queues that grew with the number of tasks
@@ -227,14 +251,27 @@ impl Executor {
     }
 }
 
+/// True if `task` is neither finished nor waiting on an empty mailbox:
+/// the look [`Executor::stuck`] takes at every candidate, which builds no
+/// report.
+#[inline]
+fn is_stuck(task: &Task) -> bool {
+    if task.is_done() {
+        return false;
+    }
+    // SAFETY: as in `stuck_task`.
+    unsafe { task.with_probe(|probe| !probe.is_idle()) }.unwrap_or(false)
+}
+
 /// `task`, if it is neither finished nor waiting on an empty mailbox.
 fn stuck_task(task: &Task) -> Option<Stuck> {
     if task.is_done() {
         return None;
     }
-    // SAFETY: only `Executor::stuck` calls this, when no task is active
-    // (no worker holds one), through `&Executor`, while `release_probe`
-    // needs `&mut Executor`.
+    // SAFETY: only `Executor::stuck` calls this (and `is_stuck`), when no
+    // task is active (no worker holds one), on the executor's owner's
+    // thread, which is the only one that calls `release_probe` (with
+    // `&mut Executor`): never during this read.
     unsafe {
         task.with_probe(|probe| {
             (!probe.is_idle()).then(|| Stuck {
