@@ -66,8 +66,9 @@ const POLLS_PER_DEADLINE_CHECK: u32 = 64;
 pub(crate) struct Executor {
     /// What the workers share.
     shared: Arc<Shared>,
-    /// Worker 0's own queue, while the calling thread is not working.
-    main: Option<worker_context::VacantWorker>,
+    /// Worker 0's context, installed on the calling thread while it
+    /// delivers events and while it runs.
+    main: WorkerContext,
     /// The spawned workers.
     workers: Vec<JoinHandle<()>>,
     /// Every task spawned, for deadlock reports and teardown.
@@ -98,7 +99,11 @@ impl Executor {
             .collect();
         let shared = Arc::new(Shared::new(locals.iter().map(Worker::stealer).collect()));
         let mut locals = locals.into_iter();
-        let main = locals.next().map(worker_context::VacantWorker::new);
+        let main = WorkerContext::new(
+            shared.clone(),
+            0,
+            locals.next().expect("one queue per thread"),
+        );
         let stand_in = locals.next_back();
         let workers = locals
             .enumerate()
@@ -123,13 +128,7 @@ impl Executor {
         // The list keeps the task alive while it is queued (see `TaskRef`).
         self.tasks.push(task);
         let task = TaskRef::new(&self.tasks[self.tasks.len() - 1]);
-        match &mut self.main {
-            Some(home) => home.push(&self.shared, task),
-            None => {
-                self.shared.count_active();
-                self.shared.inject(task);
-            }
-        }
+        self.main.push_spawned(task);
     }
 
     /// Runs `f` as worker 0: tasks it wakes go to this thread's queue once
@@ -137,7 +136,7 @@ impl Executor {
     /// while `f` still delivers (the same-time rule: every event of the
     /// bench's delivery is in its mailbox before any model runs).
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
-        let _installed = worker_context::install_delivering(&self.shared, 0, &mut self.main);
+        let _installed = worker_context::install_delivering(&self.main);
         f()
     }
 
@@ -149,18 +148,12 @@ impl Executor {
     /// where no clock is read. The stand-in worker polls in its place.
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
         let watch = deadline.is_some() && self.start_stand_in();
-        let shared = self.shared.clone();
-        let installed = worker_context::install(&shared, 0, &mut self.main);
-        // Two calls rather than one closure that chooses: the common one
-        // stays small enough to inline (one choosing closure cost ~30
-        // instructions per step on two threads).
-        let outcome = if watch {
-            worker_context::with(|caller| caller.map_or(Ok(()), |c| run_watching(c, deadline)))
+        let _installed = worker_context::install(&self.main);
+        if watch {
+            run_watching(&self.main, deadline)
         } else {
-            worker_context::with(|caller| caller.map_or(Ok(()), |c| run_main(c, deadline)))
-        };
-        drop(installed);
-        outcome
+            run_main(&self.main, deadline)
+        }
     }
 
     /// Spawns the stand-in worker unless it runs already; true if some
@@ -301,14 +294,9 @@ fn spawn_worker(
     thread::spawn_named(name, move || {
         // The thread runs this bench's models only (see `crate::bench`).
         crate::bench::set_for_thread(bench);
-        let mut home = Some(worker_context::VacantWorker::new(local));
-        let installed = worker_context::install(&shared, index, &mut home);
-        worker_context::with(|spawned| {
-            if let Some(spawned) = spawned {
-                worker::work(spawned);
-            }
-        });
-        drop(installed);
+        let context = WorkerContext::new(shared, index, local);
+        let _installed = worker_context::install(&context);
+        worker::work(&context);
     })
     .ok()
 }
@@ -440,9 +428,7 @@ impl Drop for Executor {
             // worker may still touch the one it polls (see `TaskRef`).
             std::mem::forget(std::mem::take(&mut self.tasks));
         }
-        if let Some(home) = &self.main {
-            while home.local.pop().is_some() {}
-        }
+        while self.main.local.pop().is_some() {}
         drop(self.shared.drain_injected());
         // Futures hold wakers of tasks (their own, through their mailbox):
         // dropping them here breaks those cycles. Each mailbox's channel
