@@ -536,7 +536,11 @@ impl<T> ArrayQueue<T> {
         let head = self.published_head()?;
         // SAFETY: the slot is published (see `PublishedHead`) and only
         // looked at: it stays the consumer's until handed back.
-        if head.slot.value.with(|p| unsafe { (*p).assume_init_ref().is_none() }) {
+        let is_hole = head
+            .slot
+            .value
+            .with(|p| unsafe { (*p).assume_init_ref() }.is_none());
+        if is_hole {
             return at_hole();
         }
         // SAFETY: as above; as the only consumer we read it once, then hand
