@@ -89,7 +89,7 @@ impl Executor {
 
     /// Tasks that are neither finished nor waiting on an empty mailbox.
     #[inline]
-    pub(crate) fn stuck(&self) -> Vec<Stuck> {
+    pub(crate) fn stuck(&mut self) -> Vec<Stuck> {
         match self {
             Executor::St(e) => e.stuck(),
             Executor::Mt(e) => e.stuck(),
@@ -117,12 +117,13 @@ impl Executor {
     }
 
     /// False if no message to a mailbox not in the bench was reported since the
-    /// last [`take_unbound`](Executor::take_unbound) (a cheap look; the
-    /// multi-threaded executor always says true).
+    /// last [`take_unbound`](Executor::take_unbound) (a cheap look, made
+    /// after every step).
+    #[inline]
     pub(crate) fn has_unbound(&self) -> bool {
         match self {
             Executor::St(e) => e.has_unbound(),
-            Executor::Mt(_) => true,
+            Executor::Mt(e) => e.has_unbound(),
         }
     }
 

@@ -66,8 +66,9 @@ const POLLS_PER_DEADLINE_CHECK: u32 = 64;
 pub(crate) struct Executor {
     /// What the workers share.
     shared: Arc<Shared>,
-    /// Worker 0's own queue, while the calling thread is not working.
-    main: Option<worker_context::VacantWorker>,
+    /// Worker 0's context, installed on the calling thread while it
+    /// delivers events and while it runs.
+    main: WorkerContext,
     /// The spawned workers.
     workers: Vec<JoinHandle<()>>,
     /// Every task spawned, for deadlock reports and teardown.
@@ -80,6 +81,9 @@ pub(crate) struct Executor {
     stand_in: Option<Worker<TaskRef>>,
     /// The bench whose models it runs, marked on every worker thread.
     bench: BenchId,
+    /// An empty buffer that [`stuck`](Executor::stuck) takes the step's
+    /// deadlock candidates into, kept with its capacity.
+    candidates: Vec<Arc<Task>>,
 }
 
 impl Executor {
@@ -95,7 +99,11 @@ impl Executor {
             .collect();
         let shared = Arc::new(Shared::new(locals.iter().map(Worker::stealer).collect()));
         let mut locals = locals.into_iter();
-        let main = locals.next().map(worker_context::VacantWorker::new);
+        let main = WorkerContext::new(
+            shared.clone(),
+            0,
+            locals.next().expect("one queue per thread"),
+        );
         let stand_in = locals.next_back();
         let workers = locals
             .enumerate()
@@ -109,6 +117,7 @@ impl Executor {
             compacted: 0,
             stand_in,
             bench,
+            candidates: Vec::new(),
         }
     }
 
@@ -119,13 +128,7 @@ impl Executor {
         // The list keeps the task alive while it is queued (see `TaskRef`).
         self.tasks.push(task);
         let task = TaskRef::new(&self.tasks[self.tasks.len() - 1]);
-        match &mut self.main {
-            Some(home) => home.push(&self.shared, task),
-            None => {
-                self.shared.count_active();
-                self.shared.inject(task);
-            }
-        }
+        self.main.push_spawned(task);
     }
 
     /// Runs `f` as worker 0: tasks it wakes go to this thread's queue once
@@ -133,7 +136,7 @@ impl Executor {
     /// while `f` still delivers (the same-time rule: every event of the
     /// bench's delivery is in its mailbox before any model runs).
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
-        let _installed = worker_context::install_delivering(&self.shared, 0, &mut self.main);
+        let _installed = worker_context::install_delivering(&self.main);
         f()
     }
 
@@ -145,18 +148,12 @@ impl Executor {
     /// where no clock is read. The stand-in worker polls in its place.
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
         let watch = deadline.is_some() && self.start_stand_in();
-        let shared = self.shared.clone();
-        let installed = worker_context::install(&shared, 0, &mut self.main);
-        // Two calls rather than one closure that chooses: the common one
-        // stays small enough to inline (one choosing closure cost ~30
-        // instructions per step on two threads).
-        let outcome = if watch {
-            worker_context::with(|caller| caller.map_or(Ok(()), |c| run_watching(c, deadline)))
+        let _installed = worker_context::install(&self.main);
+        if watch {
+            run_watching(&self.main, deadline)
         } else {
-            worker_context::with(|caller| caller.map_or(Ok(()), |c| run_main(c, deadline)))
-        };
-        drop(installed);
-        outcome
+            run_main(&self.main, deadline)
+        }
     }
 
     /// Spawns the stand-in worker unless it runs already; true if some
@@ -184,15 +181,35 @@ impl Executor {
     /// polled again after a wake-up), so those are checked first; only if
     /// one of them is stuck — a deadlock, which ends the simulation — is
     /// every task scanned, to report all of them in spawn order.
-    pub(crate) fn stuck(&self) -> Vec<Stuck> {
-        let candidates = self.shared.take_candidates();
-        if !candidates.iter().any(|task| stuck_task(task).is_some()) {
+    ///
+    /// The candidates are taken into a buffer the executor keeps, whose
+    /// capacity goes back to the list: no allocation and free per step.
+    #[inline]
+    pub(crate) fn stuck(&mut self) -> Vec<Stuck> {
+        self.shared.swap_candidates(&mut self.candidates);
+        let any_stuck = self.candidates.iter().any(|task| is_stuck(task));
+        self.candidates.clear();
+        if !any_stuck {
             return Vec::new();
         }
+        self.every_stuck()
+    }
+
+    /// Every stuck task, in spawn order (a deadlock: cold).
+    #[cold]
+    #[inline(never)]
+    fn every_stuck(&self) -> Vec<Stuck> {
         self.tasks
             .iter()
             .filter_map(|task| stuck_task(task))
             .collect()
+    }
+
+    /// False if no message to a mailbox not in the bench was reported
+    /// since the last [`take_unbound`](Executor::take_unbound).
+    #[inline]
+    pub(crate) fn has_unbound(&self) -> bool {
+        self.shared.has_unbound()
     }
 
     /// Gives back the memory of queues that grew with the number of tasks
@@ -227,14 +244,27 @@ impl Executor {
     }
 }
 
+/// True if `task` is neither finished nor waiting on an empty mailbox:
+/// the look [`Executor::stuck`] takes at every candidate, which builds no
+/// report.
+#[inline]
+fn is_stuck(task: &Task) -> bool {
+    if task.is_done() {
+        return false;
+    }
+    // SAFETY: as in `stuck_task`.
+    unsafe { task.with_probe(|probe| !probe.is_idle()) }.unwrap_or(false)
+}
+
 /// `task`, if it is neither finished nor waiting on an empty mailbox.
 fn stuck_task(task: &Task) -> Option<Stuck> {
     if task.is_done() {
         return None;
     }
-    // SAFETY: only `Executor::stuck` calls this, when no task is active
-    // (no worker holds one), through `&Executor`, while `release_probe`
-    // needs `&mut Executor`.
+    // SAFETY: only `Executor::stuck` calls this (and `is_stuck`), when no
+    // task is active (no worker holds one), on the executor's owner's
+    // thread, which is the only one that calls `release_probe` (with
+    // `&mut Executor`): never during this read.
     unsafe {
         task.with_probe(|probe| {
             (!probe.is_idle()).then(|| Stuck {
@@ -264,14 +294,9 @@ fn spawn_worker(
     thread::spawn_named(name, move || {
         // The thread runs this bench's models only (see `crate::bench`).
         crate::bench::set_for_thread(bench);
-        let mut home = Some(worker_context::VacantWorker::new(local));
-        let installed = worker_context::install(&shared, index, &mut home);
-        worker_context::with(|spawned| {
-            if let Some(spawned) = spawned {
-                worker::work(spawned);
-            }
-        });
-        drop(installed);
+        let context = WorkerContext::new(shared, index, local);
+        let _installed = worker_context::install(&context);
+        worker::work(&context);
     })
     .ok()
 }
@@ -403,9 +428,7 @@ impl Drop for Executor {
             // worker may still touch the one it polls (see `TaskRef`).
             std::mem::forget(std::mem::take(&mut self.tasks));
         }
-        if let Some(home) = &self.main {
-            while home.local.pop().is_some() {}
-        }
+        while self.main.local.pop().is_some() {}
         drop(self.shared.drain_injected());
         // Futures hold wakers of tasks (their own, through their mailbox):
         // dropping them here breaks those cycles. Each mailbox's channel

@@ -398,13 +398,9 @@ impl<T> Channel<T> {
     /// As for `poll_pop`: only the single consumer may call this.
     #[inline(always)]
     unsafe fn pop(&self) -> Option<T> {
-        // SAFETY: forwarded from the caller: we are the only consumer.
-        match unsafe { self.queue.pop_one() } {
-            Popped::Message(message) => Some(message),
-            Popped::Empty => None,
-            // SAFETY: as above.
-            Popped::Hole => unsafe { self.pop_after_hole() },
-        }
+        // SAFETY: forwarded from the caller: we are the only consumer
+        // (of the queue, and so the one who may pop after the hole).
+        unsafe { self.queue.pop_or_at_hole(|| self.pop_after_hole()) }
     }
 
     /// [`pop`](Channel::pop) after a hole: wakes a producer for each hole
@@ -419,12 +415,11 @@ impl<T> Channel<T> {
     #[inline(never)]
     unsafe fn pop_after_hole(&self) -> Option<T> {
         loop {
-            self.wake_producer();
             // SAFETY: forwarded from the caller: we are the only consumer.
             match unsafe { self.queue.pop_one() } {
                 Popped::Message(message) => return Some(message),
                 Popped::Empty => return None,
-                Popped::Hole => {}
+                Popped::Hole => self.wake_producer(),
             }
         }
     }

@@ -143,6 +143,20 @@ struct Slot<T> {
     value: UnsafeCell<MaybeUninit<Option<T>>>,
 }
 
+/// The slot at the queue's `head` whose stamp says "written": its value
+/// (a message, or `None` for a hole) is initialised and, until
+/// [`ArrayQueue::hand_back`], belongs to the consumer alone.
+struct PublishedHead<'a, T> {
+    /// The slot.
+    slot: &'a Slot<T>,
+    /// The position of `head` it was found at.
+    position: usize,
+    /// The slot's index in the ring.
+    index: usize,
+    /// The queue's geometry, as read for the look.
+    geometry: Geometry,
+}
+
 /// The largest capacity the queue's geometry can describe, `2^31 - 1`.
 ///
 /// The closed mark, the power of two above the capacity, is stored as a
@@ -502,6 +516,40 @@ impl<T> ArrayQueue<T> {
         }
     }
 
+    /// Takes the oldest message; on a hole, leaves it and returns what
+    /// `at_hole` returns instead (the channel's cold path, which pops
+    /// hole by hole, telling a waiting producer of each slot freed).
+    /// `None` if nothing is published yet.
+    ///
+    /// The hole is told by a look at the slot before it is read, so the
+    /// message is read once, as the value returned: a three-way result
+    /// translated into an `Option` here made the compiler copy the message
+    /// through the stack in pieces (a byte and two misaligned words) and
+    /// read it back whole, ~10 instructions and a store-forwarding stall
+    /// per message (see `docs/benchmarks.md`).
+    ///
+    /// # Safety
+    ///
+    /// As for `pop`: only the queue's single consumer may call this.
+    #[inline(always)]
+    pub(crate) unsafe fn pop_or_at_hole(&self, at_hole: impl FnOnce() -> Option<T>) -> Option<T> {
+        let head = self.published_head()?;
+        // SAFETY: the slot is published (see `PublishedHead`) and only
+        // looked at: it stays the consumer's until handed back.
+        let is_hole = head
+            .slot
+            .value
+            .with(|p| unsafe { (*p).assume_init_ref() }.is_none());
+        if is_hole {
+            return at_hole();
+        }
+        // SAFETY: as above; as the only consumer we read it once, then hand
+        // the slot back.
+        let value = head.slot.value.with(|p| unsafe { (*p).assume_init_read() });
+        self.hand_back(head);
+        value
+    }
+
     /// Takes the oldest slot: a message, a hole (each frees a slot, as a
     /// taken message does, which the channel tells a waiting producer), or
     /// nothing published yet. No loop over holes: the caller's loop, on
@@ -512,32 +560,53 @@ impl<T> ArrayQueue<T> {
     /// As for `pop`: only the queue's single consumer may call this.
     #[inline]
     pub(crate) unsafe fn pop_one(&self) -> Popped<T> {
-        let geometry = self.geometry();
-        // No ring yet: nothing was ever claimed. Once installed, the ring
-        // stays for the queue's life.
-        let Some(first) = self.first_slot() else {
+        let Some(head) = self.published_head() else {
             return Popped::Empty;
         };
-        let head = self.head.load(Ordering::Relaxed);
-        let index = geometry.index(head);
-        // SAFETY: `first` is the ring and `index` the index of `head`.
-        let slot = unsafe { self.slot_at(first, index) };
-        if slot.stamp.load(Ordering::Acquire) != head.wrapping_add(1) {
-            return Popped::Empty; // claimed, not yet published
-        }
-        let next = geometry.next(head, index);
-        let next_lap = head.wrapping_add(geometry.one_lap());
-        // SAFETY: the stamp says the slot was written for `head` (the
-        // Acquire load synchronises with the producer's Release store),
-        // and as the only consumer we read it once before handing the
-        // slot back below.
-        let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
-        slot.stamp.store(next_lap, Ordering::Release);
-        self.head.store(next, Ordering::Release);
+        // SAFETY: the slot is published (see `PublishedHead`); as the only
+        // consumer we read it once, then hand the slot back.
+        let value = head.slot.value.with(|p| unsafe { (*p).assume_init_read() });
+        self.hand_back(head);
         match value {
             Some(message) => Popped::Message(message),
             None => Popped::Hole,
         }
+    }
+
+    /// The slot at `head`, if its message (or hole) is published there.
+    /// Only the single consumer calls this (through the pops).
+    #[inline(always)]
+    fn published_head(&self) -> Option<PublishedHead<'_, T>> {
+        let geometry = self.geometry();
+        // No ring yet: nothing was ever claimed. Once installed, the ring
+        // stays for the queue's life.
+        let first = self.first_slot()?;
+        let position = self.head.load(Ordering::Relaxed);
+        let index = geometry.index(position);
+        // SAFETY: `first` is the ring and `index` the index of `head`.
+        let slot = unsafe { self.slot_at(first, index) };
+        // The Acquire load synchronises with the producer's Release store
+        // of the stamp, after its write of the value.
+        if slot.stamp.load(Ordering::Acquire) != position.wrapping_add(1) {
+            return None; // claimed, not yet published
+        }
+        Some(PublishedHead {
+            slot,
+            position,
+            index,
+            geometry,
+        })
+    }
+
+    /// Hands the slot at `head`, whose content was read, back to the
+    /// producers (for the next lap) and moves `head` on.
+    #[inline(always)]
+    fn hand_back(&self, head: PublishedHead<'_, T>) {
+        let geometry = head.geometry;
+        let next = geometry.next(head.position, head.index);
+        let next_lap = head.position.wrapping_add(geometry.one_lap());
+        head.slot.stamp.store(next_lap, Ordering::Release);
+        self.head.store(next, Ordering::Release);
     }
 
     /// Marks the queue closed: every later claim fails. True if it was

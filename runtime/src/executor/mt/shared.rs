@@ -91,6 +91,8 @@ pub(crate) struct Shared {
     /// Messages dropped because their mailbox is not in the bench (never
     /// added, or of another bench), with the sender (`None`: the bench).
     unbound: Mutex<Vec<(Option<std::sync::Arc<str>>, Misaddressed)>>,
+    /// True while `unbound` may hold reports (set under its lock).
+    has_unbound: AtomicBool,
     /// Tasks polled (and left pending) since the last end-of-step check:
     /// the only ones that can be stuck, so the check need not scan every
     /// model of a large, mostly idle bench.
@@ -118,6 +120,7 @@ impl Shared {
             shutdown: AtomicBool::new(false),
             failure: Mutex::new(None),
             unbound: Mutex::new(Vec::new()),
+            has_unbound: AtomicBool::new(false),
             candidates: Mutex::new(Vec::new()),
         }
     }
@@ -140,11 +143,20 @@ impl Shared {
 
     /// Takes the deadlock candidates, unlisting them.
     pub(crate) fn take_candidates(&self) -> Vec<Arc<Task>> {
-        let candidates = std::mem::take(&mut *lock(&self.candidates));
-        for task in &candidates {
+        let mut candidates = Vec::new();
+        self.swap_candidates(&mut candidates);
+        candidates
+    }
+
+    /// Moves the deadlock candidates into `into`, which must be empty,
+    /// unlisting them; the list keeps the capacity of `into` for the next
+    /// step (one allocation and one free per step otherwise).
+    pub(crate) fn swap_candidates(&self, into: &mut Vec<Arc<Task>>) {
+        debug_assert!(into.is_empty());
+        std::mem::swap(&mut *lock(&self.candidates), into);
+        for task in into.iter() {
             task.listed.store(false, Ordering::Relaxed);
         }
-        candidates
     }
 
     /// Queues a task that was just woken from idle, on this thread's queue
@@ -290,13 +302,27 @@ impl Shared {
     /// Notes a message sent by `sender` (`None`: the bench) to a mailbox
     /// not in the bench.
     pub(crate) fn file_unbound(&self, sender: Option<std::sync::Arc<str>>, unbound: Misaddressed) {
-        lock(&self.unbound).push((sender, unbound));
+        let mut reports = lock(&self.unbound);
+        reports.push((sender, unbound));
+        self.has_unbound.store(true, Ordering::Release);
+    }
+
+    /// False if no report was filed since the last
+    /// [`take_unbound`](Shared::take_unbound): a load rather than a lock
+    /// at the end of every step. Read once the run is over: the workers'
+    /// filings happened before the end of their polls, which the end of
+    /// the run synchronises with.
+    pub(crate) fn has_unbound(&self) -> bool {
+        self.has_unbound.load(Ordering::Acquire)
     }
 
     /// Takes the reports of messages dropped because their mailbox is not
     /// in the bench (never added, or of another bench), with their sender
     /// (`None`: the bench).
     pub(crate) fn take_unbound(&self) -> Vec<(Option<std::sync::Arc<str>>, Misaddressed)> {
-        std::mem::take(&mut *lock(&self.unbound))
+        let mut unbound = lock(&self.unbound);
+        // Under the lock: a report filed after this take sets it again.
+        self.has_unbound.store(false, Ordering::Relaxed);
+        std::mem::take(&mut *unbound)
     }
 }

@@ -11,8 +11,16 @@
 //! A worker's own state lives here too, with every method of
 //! [`WorkerContext`]: its queue and `next` slot, the lease that covers
 //! them, and how a task woken on it is queued.
+//!
+//! The context stays where its owner keeps it (worker 0's in the executor,
+//! a spawned worker's on its thread's stack); the thread-local only points
+//! to it while it is [installed](install). Worker 0 is installed twice a
+//! step (to deliver, then to run): a pointer set and restored, where moving
+//! the context in and out of the thread-local cost ~120 instructions each
+//! way (see `docs/benchmarks.md`).
 
 use std::cell::{Cell, RefCell};
+use std::ptr;
 
 use super::shared::Shared;
 use super::task::TaskRef;
@@ -53,44 +61,34 @@ pub(crate) struct WorkerContext {
     held: RefCell<Vec<TaskRef>>,
 }
 
-/// A worker's queue and lease while no thread works as that worker (for
-/// worker 0: between calls into the simulation).
-pub(crate) struct VacantWorker {
-    /// The run queue.
-    pub(crate) local: Worker<TaskRef>,
-    /// True if the lease is held (tasks are queued in `local`).
-    pub(crate) busy: bool,
-    /// The empty buffer for the tasks a delivery holds (see
-    /// [`install_delivering`]), kept with its
-    /// capacity between calls.
-    pub(crate) held_buffer: Vec<TaskRef>,
-}
-
-impl VacantWorker {
-    /// A home for `local`, with no lease.
-    pub(crate) fn new(local: Worker<TaskRef>) -> Self {
-        VacantWorker {
-            local,
-            busy: false,
-            held_buffer: Vec::new(),
-        }
-    }
-
-    /// Queues `task` from outside the worker (spawning), taking the lease
-    /// first if needed; a full queue sends it to the injector.
-    pub(crate) fn push(&mut self, shared: &Shared, task: TaskRef) {
-        if !self.busy {
-            shared.count_active();
-            self.busy = true;
-        }
-        if let Err(task) = self.local.push(task) {
-            shared.count_active();
-            shared.inject(task);
-        }
-    }
-}
-
 impl WorkerContext {
+    /// Worker `index` of `shared`, with its own queue `local`, no lease
+    /// and nothing held.
+    pub(crate) fn new(shared: Arc<Shared>, index: usize, local: Worker<TaskRef>) -> Self {
+        WorkerContext {
+            shared,
+            index,
+            local,
+            busy: Cell::new(false),
+            next: Cell::new(None),
+            next_streak: Cell::new(0),
+            polling: Cell::new(false),
+            holding: Cell::new(false),
+            held: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Queues `task` from outside the worker's runs (spawning), taking
+    /// the lease first if needed; a full queue sends it to the injector.
+    /// No sleeper is woken: no run is in progress.
+    pub(crate) fn push_spawned(&self, task: TaskRef) {
+        self.lease();
+        if let Err(task) = self.local.push(task) {
+            self.shared.count_active();
+            self.shared.inject(task);
+        }
+    }
+
     /// Takes the lease if the worker does not hold it: one read-modify-write
     /// of the activity count, before the worker queues or steals a task.
     pub(crate) fn lease(&self) {
@@ -205,102 +203,77 @@ impl WorkerContext {
 
 #[cfg(not(causim_loom))]
 std::thread_local! {
-    /// The context of the worker running on this thread.
-    static CONTEXT: RefCell<Option<WorkerContext>> = const { RefCell::new(None) };
+    /// The context of the worker running on this thread, while one is
+    /// installed (see [`install`]); null otherwise.
+    static CONTEXT: Cell<*const WorkerContext> = const { Cell::new(ptr::null()) };
 }
 
 #[cfg(causim_loom)]
 loom::thread_local! {
-    /// The context of the worker running on this thread.
-    static CONTEXT: RefCell<Option<WorkerContext>> = RefCell::new(None);
+    /// The context of the worker running on this thread, while one is
+    /// installed (see [`install`]); null otherwise.
+    static CONTEXT: Cell<*const WorkerContext> = Cell::new(ptr::null());
 }
 
 /// Runs `f` with this thread's worker context, if any.
 ///
 /// Nested calls are fine (a poll inside `f` wakes tasks): they only share
 /// the context.
+#[inline]
 pub(crate) fn with<R>(f: impl FnOnce(Option<&WorkerContext>) -> R) -> R {
-    CONTEXT.with(|c| f(c.borrow().as_ref()))
+    let context = CONTEXT.with(Cell::get);
+    // SAFETY: a non-null pointer was set by an `Installed` guard of this
+    // thread that is still alive: guards are made and dropped in stack
+    // order (each restores the pointer it replaced), and the guard borrows
+    // the context, which therefore outlives it, unmoved. `f` runs inside
+    // this call, deeper in the stack than that guard: the reference it is
+    // given does not outlive the guard either.
+    f(unsafe { context.as_ref() })
 }
 
-/// Makes this thread worker `index` of `shared`, with the run queue and
-/// lease taken from `home`, until the guard is dropped; they then go back
-/// to `home` (also when unwinding).
-pub(crate) fn install<'a>(
-    shared: &Arc<Shared>,
-    index: usize,
-    home: &'a mut Option<VacantWorker>,
-) -> Installed<'a> {
-    install_as(shared, index, home, false)
+/// Makes this thread worker `context` until the guard is dropped (also
+/// when unwinding); what was installed before (another executor's worker,
+/// usually nothing) is installed again then.
+#[inline]
+pub(crate) fn install(context: &WorkerContext) -> Installed<'_> {
+    let previous = CONTEXT.with(|c| c.replace(context));
+    Installed { context, previous }
 }
 
 /// [`install`] for a delivery of the bench's events: the tasks woken until
 /// the guard is dropped are held (see `WorkerContext::holding`), then
 /// queued, in the order they were woken, when it is dropped.
-pub(crate) fn install_delivering<'a>(
-    shared: &Arc<Shared>,
-    index: usize,
-    home: &'a mut Option<VacantWorker>,
-) -> Installed<'a> {
-    install_as(shared, index, home, true)
-}
-
-/// [`install`], holding wakes if `holding`.
 #[inline]
-fn install_as<'a>(
-    shared: &Arc<Shared>,
-    index: usize,
-    home: &'a mut Option<VacantWorker>,
-    holding: bool,
-) -> Installed<'a> {
-    let context = home.take().map(|home| WorkerContext {
-        shared: shared.clone(),
-        index,
-        local: home.local,
-        busy: Cell::new(home.busy),
-        next: Cell::new(None),
-        next_streak: Cell::new(0),
-        polling: Cell::new(false),
-        holding: Cell::new(holding),
-        held: RefCell::new(home.held_buffer),
-    });
-    let previous = CONTEXT.with(|c| std::mem::replace(&mut *c.borrow_mut(), context));
-    Installed { previous, home }
+pub(crate) fn install_delivering(context: &WorkerContext) -> Installed<'_> {
+    context.holding.set(true);
+    install(context)
 }
 
 /// Undoes [`install`] when dropped.
 pub(crate) struct Installed<'a> {
+    /// The installed context.
+    context: &'a WorkerContext,
     /// What was installed before (another executor's worker, usually
     /// nothing).
-    previous: Option<WorkerContext>,
-    /// Where the run queue and lease go back.
-    home: &'a mut Option<VacantWorker>,
+    previous: *const WorkerContext,
 }
 
 impl Drop for Installed<'_> {
+    #[inline]
     fn drop(&mut self) {
-        let previous = self.previous.take();
-        let context = CONTEXT
-            .try_with(|c| std::mem::replace(&mut *c.borrow_mut(), previous))
-            .ok()
-            .flatten();
-        if let Some(context) = &context {
-            if context.holding.get() {
-                // The delivery is over (or unwound): its tasks to the
-                // queue, the one in the `next` slot last.
-                context.queue_held();
-            } else if let Some(task) = context.next.take() {
-                // A task left in the `next` slot by a call that stopped
-                // early (a panic, a timeout) waits in the queue like the
-                // others.
-                context.push_local(task);
-            }
+        // The thread-local is gone only while the thread exits, when
+        // nothing reads it any more.
+        let _ = CONTEXT.try_with(|c| c.set(self.previous));
+        let context = self.context;
+        if context.holding.get() {
+            // The delivery is over (or unwound): its tasks to the queue,
+            // the one in the `next` slot last.
+            context.queue_held();
+        } else if let Some(task) = context.next.take() {
+            // A task left in the `next` slot by a call that stopped early
+            // (a panic, a timeout) waits in the queue like the others.
+            context.push_local(task);
         }
-        *self.home = context.map(|c| VacantWorker {
-            local: c.local,
-            busy: c.busy.get(),
-            held_buffer: c.held.into_inner(),
-        });
     }
 }
 
@@ -331,8 +304,8 @@ mod tests {
         let local = Worker::new(16);
         let shared = Arc::new(Shared::new(vec![local.stealer()]));
         let tasks = ["a", "b", "c"].map(|name| task(&shared, name));
-        let mut home = Some(VacantWorker::new(local));
-        let _installed = install(&shared, 0, &mut home);
+        let context = WorkerContext::new(shared.clone(), 0, local);
+        let _installed = install(&context);
         with(|worker| {
             f(
                 worker.expect("installed"),
@@ -368,8 +341,8 @@ mod tests {
         let shared = Arc::new(Shared::new(vec![local.stealer()]));
         let tasks = ["a", "b", "c"].map(|name| task(&shared, name));
         let [a, b, c] = [0, 1, 2].map(|i| TaskRef::new(&tasks[i]));
-        let mut home = Some(VacantWorker::new(local));
-        let installed = install_delivering(&shared, 0, &mut home);
+        let context = WorkerContext::new(shared.clone(), 0, local);
+        let installed = install_delivering(&context);
         with(|worker| {
             let worker = worker.expect("installed");
             [a, b, c]
@@ -378,8 +351,8 @@ mod tests {
             assert!(worker.local.is_empty(), "nothing to steal mid-delivery");
         });
         drop(installed);
-        let home = home.as_ref().expect("back home");
-        let queued: Vec<_> = std::iter::from_fn(|| home.local.pop())
+        assert!(with(|worker| worker.is_none()), "uninstalled");
+        let queued: Vec<_> = std::iter::from_fn(|| context.local.pop())
             .map(TaskRef::as_ptr)
             .collect();
         assert_eq!(queued, [a.as_ptr(), b.as_ptr(), c.as_ptr()]);
