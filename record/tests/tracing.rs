@@ -85,3 +85,58 @@ fn spans_name_the_model_path_port_and_simulation_time() {
         "{text}"
     );
 }
+
+/// Two panels in one bench, each with its blinker.
+struct Pair;
+
+impl Composite for Pair {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        cx.add_composite(Panel, "left")
+            .add_composite(Panel, "right");
+    }
+}
+
+/// On several threads a subscriber must be the global one (a scoped
+/// default covers one thread only): the spans of models polled on the
+/// worker threads carry their paths and times too.
+#[test]
+fn spans_from_worker_threads_reach_a_global_subscriber() {
+    let log = Log::default();
+    let init = SimInit::new().with_threads(2);
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_timer(SimTimer::new(init.time_view()))
+        .with_max_level(tracing::Level::DEBUG)
+        .with_target(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    // The only global subscriber of this test binary.
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+    let mut simu = init
+        .add_composite(Pair, "pair")
+        .init(SimTime::from_secs(10))
+        .unwrap();
+    simu.step_until(SimTime::from_secs(11)).unwrap();
+    drop(simu);
+    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    // Lines from the two models interleave as the threads ran them: compare
+    // them as a set, each line whole.
+    let mut lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.contains("pair/"))
+        .collect();
+    lines.sort_unstable();
+    let mut expected = Vec::new();
+    for side in ["left", "right"] {
+        let model = format!("model{{path=\"pair/{side}/blinker\" type=\"Blinker\"}}");
+        expected.push(format!("10.000000000s  INFO {model}:init{{time=10.000000000s}}: starting"));
+        for (ticks, at) in [(1, "10.500000000s"), (2, "11.000000000s")] {
+            expected.push(format!(
+                "{at}  INFO {model}:message{{port=\"tick\" time={at}}}: tick ticks={ticks}"
+            ));
+        }
+    }
+    expected.sort_unstable();
+    assert_eq!(lines, expected, "{text}");
+}
