@@ -130,7 +130,9 @@ fn spans_from_worker_threads_reach_a_global_subscriber() {
     let mut expected = Vec::new();
     for side in ["left", "right"] {
         let model = format!("model{{path=\"pair/{side}/blinker\" type=\"Blinker\"}}");
-        expected.push(format!("10.000000000s  INFO {model}:init{{time=10.000000000s}}: starting"));
+        expected.push(format!(
+            "10.000000000s  INFO {model}:init{{time=10.000000000s}}: starting"
+        ));
         for (ticks, at) in [(1, "10.500000000s"), (2, "11.000000000s")] {
             expected.push(format!(
                 "{at}  INFO {model}:message{{port=\"tick\" time={at}}}: tick ticks={ticks}"
