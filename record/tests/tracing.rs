@@ -55,17 +55,23 @@ impl Write for Log {
     }
 }
 
-#[test]
-fn spans_name_the_model_path_port_and_simulation_time() {
-    let log = Log::default();
-    let init = SimInit::new().with_threads(1);
+/// A subscriber printing to `log`, with the simulation time of `init`'s
+/// bench.
+fn subscriber(init: &SimInit, log: &Log) -> impl tracing::Subscriber + Send + Sync {
     let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
+    tracing_subscriber::fmt()
         .with_timer(SimTimer::new(init.time_view()))
         .with_max_level(tracing::Level::DEBUG)
         .with_target(false)
         .with_writer(move || writer.clone())
-        .finish();
+        .finish()
+}
+
+#[test]
+fn spans_name_the_model_path_port_and_simulation_time() {
+    let log = Log::default();
+    let init = SimInit::new().with_threads(1);
+    let subscriber = subscriber(&init, &log);
     tracing::subscriber::with_default(subscriber, || {
         let mut simu = init
             .add_composite(Panel, "panel")
@@ -103,13 +109,7 @@ impl Composite for Pair {
 fn spans_from_worker_threads_reach_a_global_subscriber() {
     let log = Log::default();
     let init = SimInit::new().with_threads(2);
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_timer(SimTimer::new(init.time_view()))
-        .with_max_level(tracing::Level::DEBUG)
-        .with_target(false)
-        .with_writer(move || writer.clone())
-        .finish();
+    let subscriber = subscriber(&init, &log);
     // The only global subscriber of this test binary.
     tracing::subscriber::set_global_default(subscriber).unwrap();
     let mut simu = init

@@ -612,25 +612,6 @@ fn a_panic_names_the_model_by_path() {
     assert!(error.to_string().contains("`sys/inner/fuse`"), "{error}");
 }
 
-/// Each replier asks the other model before answering.
-#[model]
-struct Mutual {
-    req: Requestor<u32, u32>,
-}
-
-#[model]
-impl Mutual {
-    #[input]
-    async fn go(&mut self, n: u32) {
-        let _ = self.req.send(n).await.count();
-    }
-
-    #[replier]
-    async fn ask(&mut self, n: u32) -> u32 {
-        self.req.send(n + 1).await.sum()
-    }
-}
-
 /// Two models that ask each other: a deadlock waiting to happen.
 struct Pair {
     ping: Mutual,

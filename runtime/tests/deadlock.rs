@@ -101,25 +101,6 @@ fn scheduled_self_request_is_a_deadlock_at_its_time() {
     assert_stays_failed(&mut simu, &error);
 }
 
-/// Each replier asks the other model before answering.
-#[model]
-struct Mutual {
-    req: Requestor<u32, u32>,
-}
-
-#[model]
-impl Mutual {
-    #[input]
-    async fn go(&mut self, n: u32, _cx: &mut Context<Self>) {
-        let _ = self.req.send(n).await.count();
-    }
-
-    #[replier]
-    async fn ask(&mut self, n: u32, _cx: &mut Context<Self>) -> u32 {
-        self.req.send(n + 1).await.sum()
-    }
-}
-
 #[test]
 fn two_models_requesting_each_other_is_a_deadlock() {
     let (ping_mbox, pong_mbox) = (Mailbox::new(), Mailbox::new());

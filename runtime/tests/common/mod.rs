@@ -292,3 +292,26 @@ impl<T: Send + 'static, R: Send + 'static> Replier<T, R> {
         (self.f)(request)
     }
 }
+
+/// Asks every connected replier on `go`; as a replier, asks them again
+/// before answering: two `Mutual`s connected to each other deadlock.
+#[model]
+pub struct Mutual {
+    /// The other models' `ask`.
+    pub req: Requestor<u32, u32>,
+}
+
+#[model]
+impl Mutual {
+    /// Sends a request and waits for the replies.
+    #[input]
+    pub async fn go(&mut self, n: u32) {
+        let _ = self.req.send(n).await.count();
+    }
+
+    /// Asks the others before answering.
+    #[replier]
+    pub async fn ask(&mut self, n: u32) -> u32 {
+        self.req.send(n + 1).await.sum()
+    }
+}

@@ -42,19 +42,8 @@ pub fn run(models: usize, threads: usize) -> Outcome {
         };
         init = init.add_model(cell, mailbox, format!("c{i}"));
     }
-    let mut simu = init.init(SimTime::ZERO).expect("scale init");
-    phases.end();
-    let build = started.elapsed();
-    let (result, deliver, deliver_bytes) = super::deliver(|| simu.process(source.event(())));
-    result.expect("scale poke");
-    drop(simu);
-    Outcome {
-        counted: tally::read(&total),
-        build,
-        model_bytes: phases.added(),
-        deliver,
-        deliver_bytes,
-    }
+    let simu = init.init(SimTime::ZERO).expect("scale init");
+    poke_all(simu, &source, &total, phases, started)
 }
 
 /// Cells per block in the composite build.
@@ -121,6 +110,17 @@ pub fn run_composite(models: usize, threads: usize) -> Outcome {
         .add_composite(Grid { blocks }, "grid")
         .init(SimTime::ZERO)
         .expect("scale init");
+    poke_all(simu, &source, &total, phases, started)
+}
+
+/// Ends the build's measured phase, pokes every cell once, and reports.
+fn poke_all(
+    mut simu: Simulation,
+    source: &EventSource<()>,
+    total: &std::sync::Arc<std::sync::atomic::AtomicU64>,
+    mut phases: Phases,
+    started: Instant,
+) -> Outcome {
     phases.end();
     let build = started.elapsed();
     let (result, deliver, deliver_bytes) = super::deliver(|| simu.process(source.event(())));
