@@ -105,7 +105,7 @@ pub fn run_composite(models: usize, threads: usize) -> Outcome {
             .collect();
         blocks.push(Block { cells });
     }
-    let mut simu = SimInit::new()
+    let simu = SimInit::new()
         .with_threads(threads)
         .add_composite(Grid { blocks }, "grid")
         .init(SimTime::ZERO)
@@ -127,7 +127,7 @@ fn poke_all(
     result.expect("scale poke");
     drop(simu);
     Outcome {
-        counted: tally::read(&total),
+        counted: tally::read(total),
         build,
         model_bytes: phases.added(),
         deliver,
