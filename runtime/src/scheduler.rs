@@ -201,6 +201,9 @@ pub(crate) struct SchedulerCore {
     bench_seq: AtomicU64,
     /// Set when the simulation is dropped; every later event is refused.
     closed: AtomicBool,
+    /// Set while a bench restored from a snapshot starts: its models'
+    /// `init` hooks are not run (they ran before the bench was saved).
+    skip_init: AtomicBool,
     /// The number of live [`Scheduler`] handles. While there is none, no
     /// other thread can queue an event during a step (contexts off the
     /// driving thread exist only with the multi-threaded executor, which
@@ -224,6 +227,7 @@ impl SchedulerCore {
             halt_requested: AtomicBool::new(false),
             bench_seq: AtomicU64::new(0),
             closed: AtomicBool::new(false),
+            skip_init: AtomicBool::new(false),
             handles: AtomicUsize::new(0),
             bench: BenchId::new(),
         }
@@ -253,6 +257,57 @@ impl SchedulerCore {
     /// scheduler checks its event against the clock in between.
     fn set_time_locked(&self, _heap: &HeapGuard<'_>, time: SimTime) {
         self.time.store(time.as_nanos(), Ordering::Release);
+    }
+
+    /// True while a restored bench starts (see `skip_init`).
+    pub(crate) fn skips_init(&self) -> bool {
+        self.skip_init.load(Ordering::Relaxed)
+    }
+
+    /// Starts or ends the start of a restored bench.
+    #[cfg(feature = "save")]
+    pub(crate) fn set_skip_init(&self, skip: bool) {
+        self.skip_init.store(skip, Ordering::Relaxed);
+    }
+
+    /// The next sequence number of the bench origin (saved in a snapshot).
+    #[cfg(feature = "save")]
+    pub(crate) fn bench_seq(&self) -> u64 {
+        self.bench_seq.load(Ordering::Relaxed)
+    }
+
+    /// Sets the next sequence number of the bench origin (a restore).
+    #[cfg(feature = "save")]
+    pub(crate) fn set_bench_seq(&self, seq: u64) {
+        self.bench_seq.store(seq, Ordering::Relaxed);
+    }
+
+    /// Calls `f` on every pending event that is not cancelled, in no
+    /// particular order, after moving the staged ones to the heap. Between
+    /// steps, on the driving thread.
+    #[cfg(feature = "save")]
+    pub(crate) fn for_each_pending(&self, f: impl FnMut(&Entry)) {
+        let staged = self
+            .local
+            .with(|staged| std::mem::take(&mut staged.entries))
+            .unwrap_or_default();
+        let mut heap = self.lock_heap();
+        for entry in staged {
+            heap.push(entry);
+        }
+        heap.for_each_live(f);
+    }
+
+    /// Queues restored events, whose times are not before the clock.
+    #[cfg(feature = "save")]
+    pub(crate) fn restore_entries(&self, entries: Vec<Entry>) {
+        let mut heap = self.lock_heap();
+        for entry in entries {
+            if entry.order.time == self.time() {
+                self.zero_delay.store(true, Ordering::Relaxed);
+            }
+            heap.push(entry);
+        }
     }
 
     /// Asks the simulation to stop after the current time step.

@@ -305,6 +305,12 @@ impl RadixQueue {
         due.len() > before
     }
 
+    /// Calls `f` on every event, bucket by bucket.
+    #[cfg(feature = "save")]
+    pub(crate) fn for_each(&self, f: impl FnMut(&Entry)) {
+        self.buckets.iter().flatten().for_each(f);
+    }
+
     /// Keeps only the events for which `keep` is true.
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(&Entry) -> bool) {
         for bucket in 0..BUCKETS {
