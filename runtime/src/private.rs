@@ -5,23 +5,25 @@
 //! error messages are stable.
 
 pub use crate::context::Context;
+pub use crate::mailbox::Address;
 pub use crate::model::{Model, ModelMetadata, PortKind, PortMetadata};
+pub use crate::model::{PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter};
+pub use crate::ports::event::Event;
 pub use crate::ports::{
     ConnectionList, InputPort, Output, ReplierPort, ReplySender, Requestor, SendingPort,
 };
-pub use crate::model::{PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter};
 #[cfg(feature = "save")]
-pub use crate::snapshot::codec::{CloneEvent, Codec, MakeEvent, NoSerdeCodec, OnceEvent, SerdeCodec};
-pub use crate::ports::event::Event;
-pub use crate::mailbox::Address;
+pub use crate::snapshot::codec::{
+    CloneEvent, Codec, MakeEvent, NoSerdeCodec, OnceEvent, SerdeCodec,
+};
 pub use core::any::Any;
-pub use core::result::Result::{self, Err, Ok};
-pub use core::time::Duration;
 pub use core::convert::Infallible;
 pub use core::fmt;
 pub use core::future::Future;
 pub use core::marker::PhantomData;
 pub use core::option::Option::{self, None, Some};
+pub use core::result::Result::{self, Err, Ok};
+pub use core::time::Duration;
 pub use std::vec::Vec;
 
 use std::any::TypeId;

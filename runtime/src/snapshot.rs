@@ -73,7 +73,6 @@ pub use hooks::{PayloadError, SaveHooks, Service, StateError, StateReader, State
 #[cfg(feature = "save")]
 pub use error::{RestoreError, SaveError};
 
-
 #[cfg(feature = "save")]
 use crate::{mailbox::Mailbox, model::Model, name::Name};
 

@@ -29,15 +29,17 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
     let names = model.saved.iter().map(|field| port_name(field.ident));
     let writes = model.saved.iter().map(|field| {
         let (name, member) = (port_name(field.ident), field.ident);
-        quote_spanned!(field.ty.span()=> state.field(#name, &self.#member)?;)
+        quote_spanned!(field.ty.span()=> writer.field(#name, &self.#member)?;)
     });
+    // Read into a tuple, then assigned: a field that fails to read leaves
+    // the model unchanged, and no local is named after a user's field.
     let reads = model.saved.iter().map(|field| {
-        let (name, member) = (port_name(field.ident), field.ident);
-        quote_spanned!(field.ty.span()=> let #member = state.field(#name)?;)
+        let name = port_name(field.ident);
+        quote_spanned!(field.ty.span()=> reader.field(#name)?)
     });
-    let assigns = model.saved.iter().map(|field| {
-        let member = field.ident;
-        quote!(self.#member = #member;)
+    let assigns = model.saved.iter().enumerate().map(|(i, field)| {
+        let (member, index) = (field.ident, syn::Index::from(i));
+        quote!(self.#member = fields.#index;)
     });
     let require_impl = model.item.generics.params.is_empty().then(|| {
         quote_spanned! {ident.span()=>
@@ -58,7 +60,7 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
 
                 fn save_state(
                     &self,
-                    state: &mut causim::StateWriter,
+                    writer: &mut causim::StateWriter,
                 ) -> causim::Result<(), causim::StateError> {
                     #(#writes)*
                     causim::Ok(())
@@ -66,9 +68,9 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
 
                 fn restore_state(
                     &mut self,
-                    state: &mut causim::StateReader<'_>,
+                    reader: &mut causim::StateReader<'_>,
                 ) -> causim::Result<(), causim::StateError> {
-                    #(#reads)*
+                    let fields = (#(#reads,)*);
                     #(#assigns)*
                     causim::Ok(())
                 }

@@ -46,9 +46,9 @@ pub trait SerdeCodec<T> {
 
 impl<T: serde::Serialize + serde::de::DeserializeOwned + 'static> SerdeCodec<T> for Codec<T> {
     fn encode(&self, payload: &dyn Any, out: &mut Vec<u8>) -> Result<(), PayloadError> {
-        let payload = payload.downcast_ref::<T>().ok_or_else(|| codec_error::<T>(
-            "the pending event's payload is not of the input's type",
-        ))?;
+        let payload = payload.downcast_ref::<T>().ok_or_else(|| {
+            codec_error::<T>("the pending event's payload is not of the input's type")
+        })?;
         let bytes = std::mem::take(out);
         *out = postcard::to_extend(payload, bytes).map_err(codec_error::<T>)?;
         Ok(())

@@ -216,7 +216,10 @@ fn restored_event(
         })?;
     let key = match record.key {
         0 => None,
-        number => Some(keys.key(number).ok_or_else(|| malformed("a key number".into()))?),
+        number => Some(
+            keys.key(number)
+                .ok_or_else(|| malformed("a key number".into()))?,
+        ),
     };
     if period.is_some() && key.is_none() {
         return Err(malformed("a periodic event without a key".to_string()));
@@ -246,7 +249,11 @@ fn restore_states(
     let mut reports = std::mem::take(&mut *lock(&reports));
     reports.sort_unstable_by_key(|(index, _)| *index);
     if reports.len() != handles.len() {
-        let index = reports.iter().enumerate().find(|(i, (at, _))| i != at).map_or(reports.len(), |(i, _)| i);
+        let index = reports
+            .iter()
+            .enumerate()
+            .find(|(i, (at, _))| i != at)
+            .map_or(reports.len(), |(i, _)| i);
         return Err(RestoreError::State {
             model: registry.models[index].path.to_string(),
             error: StateError::unanswered(),

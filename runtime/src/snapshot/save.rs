@@ -124,10 +124,13 @@ fn saveable_handles(registry: &Registry) -> Result<Vec<&dyn ModelHandle>, SaveEr
         .models
         .iter()
         .map(|model| {
-            model.handle.as_deref().ok_or_else(|| SaveError::NotSaveable {
-                model: model.path.to_string(),
-                model_type: model.type_name,
-            })
+            model
+                .handle
+                .as_deref()
+                .ok_or_else(|| SaveError::NotSaveable {
+                    model: model.path.to_string(),
+                    model_type: model.type_name,
+                })
         })
         .collect()
 }
@@ -142,13 +145,12 @@ fn pending_events(
         .enumerate()
         .map(|(index, handle)| (handle.recipient(), index as u32))
         .collect();
-    let mut keys = SaveKeys::default();
-    let mut events = Vec::new();
+    let mut keyed = Vec::new();
     let mut failure = None;
     simulation.core().for_each_pending(|entry| {
         if failure.is_none() {
-            match event_record(entry, &recipients, &mut keys) {
-                Ok(record) => events.push(record),
+            match event_record(entry, &recipients) {
+                Ok(record) => keyed.push((record, entry.key.clone())),
                 Err(error) => failure = Some(error),
             }
         }
@@ -156,16 +158,22 @@ fn pending_events(
     if let Some(error) = failure {
         return Err(error);
     }
-    events.sort_unstable_by_key(|e: &EventRecord| (e.time, e.origin, e.seq));
+    // In queue order, and the keys numbered in that order: a bench saves
+    // the same bytes whatever the queue's inner layout.
+    keyed.sort_unstable_by_key(|(e, _)| (e.time, e.origin, e.seq));
+    let mut keys = SaveKeys::default();
+    let events = keyed
+        .into_iter()
+        .map(|(mut record, key)| {
+            record.key = key.as_ref().map_or(0, |key| keys.insert(key));
+            record
+        })
+        .collect();
     Ok((events, keys))
 }
 
-/// The record of one pending event.
-fn event_record(
-    entry: &Entry,
-    recipients: &HashMap<usize, u32>,
-    keys: &mut SaveKeys,
-) -> Result<EventRecord, SaveError> {
+/// The record of one pending event, its key not numbered yet.
+fn event_record(entry: &Entry, recipients: &HashMap<usize, u32>) -> Result<EventRecord, SaveError> {
     let mut payload = Vec::new();
     let failed = |reason: String| SaveError::Event {
         event: entry.action.describe(),
@@ -185,7 +193,7 @@ fn event_record(
             .action
             .period()
             .map(|p| u64::try_from(p.as_nanos()).unwrap_or(u64::MAX)),
-        key: entry.key.as_ref().map_or(0, |key| keys.insert(key)),
+        key: 0,
         payload,
     })
 }
@@ -229,7 +237,9 @@ fn type_table(registry: &Registry) -> (Vec<TypeRecord>, HashMap<&'static str, u3
     let mut types = Vec::new();
     let mut index = HashMap::new();
     for model in &registry.models {
-        let Some(handle) = &model.handle else { continue };
+        let Some(handle) = &model.handle else {
+            continue;
+        };
         index.entry(model.type_name).or_insert_with(|| {
             types.push(TypeRecord {
                 name: model.type_name.to_string(),
