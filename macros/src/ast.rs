@@ -39,6 +39,10 @@ pub enum ModelArgValue {
     Save {
         /// The state's format version, if given.
         version: Option<syn::LitInt>,
+        /// Arguments of `save(...)` that are not `version = N`, reported
+        /// by `valid/rules/arguments.rs` (the rest of `#[model]` is still
+        /// applied, so that nothing else is reported).
+        unknown: Vec<syn::Error>,
     },
     /// An argument not known to the macro (reported by `valid/rules/arguments.rs`).
     Unknown,
@@ -77,18 +81,24 @@ impl ModelArgs {
 
 /// `save` or `save(version = N)`.
 fn parse_save(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<ModelArgValue> {
-    let mut version = None;
+    let (mut version, mut unknown) = (None, Vec::new());
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
             if inner.path.is_ident("version") {
                 version = Some(inner.value()?.parse()?);
-                Ok(())
-            } else {
-                Err(inner.error("expected `version = N`, the version of the saved state's format"))
+                return Ok(());
             }
+            unknown.push(
+                inner.error("expected `version = N`, the version of the saved state's format"),
+            );
+            // Skip the value, if any, so that later arguments are read.
+            if inner.input.peek(Token![=]) {
+                let _: syn::Expr = inner.value()?.parse()?;
+            }
+            Ok(())
         })?;
     }
-    Ok(ModelArgValue::Save { version })
+    Ok(ModelArgValue::Save { version, unknown })
 }
 
 /// A model struct.

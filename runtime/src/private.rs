@@ -12,7 +12,6 @@ pub use crate::ports::event::Event;
 pub use crate::ports::{
     ConnectionList, InputPort, Output, ReplierPort, ReplySender, Requestor, SendingPort,
 };
-#[cfg(feature = "save")]
 pub use crate::snapshot::codec::{
     CloneEvent, Codec, MakeEvent, NoSerdeCodec, OnceEvent, SerdeCodec,
 };

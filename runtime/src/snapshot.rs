@@ -51,7 +51,6 @@
 
 pub(crate) mod hooks;
 
-#[cfg(feature = "save")]
 pub(crate) mod codec;
 #[cfg(feature = "save")]
 mod error;
@@ -68,7 +67,9 @@ mod restore;
 #[cfg(feature = "save")]
 mod save;
 
-pub use hooks::{PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter};
+pub use hooks::{
+    DecodeInput, PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter,
+};
 
 #[cfg(feature = "save")]
 pub use error::{RestoreError, SaveError};

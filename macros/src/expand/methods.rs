@@ -100,7 +100,7 @@ fn message_enum(model: &ModelImpl<'_>) -> TokenStream {
             }
         }
     });
-    let marker = marker(model).map(|(variant, _)| variant);
+    let marker = marker(model).map(|(variant, _)| quote!(#variant,));
     let service = save_parts(model).map(|parts| parts.variant);
     // Spanned at the model's name, so that a clash with a user item is
     // reported at `impl Name`.

@@ -25,7 +25,7 @@ pub fn expand(model: &ModelStruct<'_>) -> TokenStream {
     let ident = &model.item.ident;
     let generics = serde_bounds(model);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let version = model.settings.version;
+    let version = proc_macro2::Literal::u32_unsuffixed(model.settings.version);
     let names = model.saved.iter().map(|field| port_name(field.ident));
     let writes = model.saved.iter().map(|field| {
         let (name, member) = (port_name(field.ident), field.ident);

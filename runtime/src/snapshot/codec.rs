@@ -9,6 +9,10 @@
 //! codec itself and applies when `T` is serialisable; [`NoSerdeCodec`]'s
 //! takes a reference more and applies otherwise. [`MakeEvent`] does the
 //! same for `Clone`, which a periodic event needs.
+//!
+//! Compiled without the feature `save` too (only the serialising impl is
+//! left out), so that the generated code of `#[model(save)]` with the
+//! feature off fails on its feature check alone.
 
 use std::any::{type_name, Any};
 use std::marker::PhantomData;
@@ -44,6 +48,7 @@ pub trait SerdeCodec<T> {
     fn decode(&self, bytes: &[u8]) -> Result<T, PayloadError>;
 }
 
+#[cfg(feature = "save")]
 impl<T: serde::Serialize + serde::de::DeserializeOwned + 'static> SerdeCodec<T> for Codec<T> {
     fn encode(&self, payload: &dyn Any, out: &mut Vec<u8>) -> Result<(), PayloadError> {
         let payload = payload.downcast_ref::<T>().ok_or_else(|| {
@@ -89,6 +94,7 @@ impl<T> NoSerdeCodec<T> for &Codec<T> {
 }
 
 /// A codec error for payload type `T`.
+#[cfg(feature = "save")]
 fn codec_error<T>(message: impl std::fmt::Display) -> PayloadError {
     PayloadError::Codec {
         payload: type_name::<T>(),

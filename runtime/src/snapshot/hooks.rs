@@ -40,8 +40,16 @@ pub struct SaveHooks<M: Model> {
     pub encode_input: fn(&str, &dyn Any, &mut Vec<u8>) -> Result<(), PayloadError>,
     /// Makes the event for input `port` from a saved payload: delivered to
     /// `address`, every `period` if it is periodic.
-    pub decode_input: fn(&str, &[u8], &Address<M>, Option<Duration>) -> Result<Event, PayloadError>,
+    pub decode_input: DecodeInput<M>,
 }
+
+/// Makes the event for an input from a saved payload: the input's name,
+/// the payload's bytes, the recipient, the period of a periodic event.
+pub type DecodeInput<M> =
+    fn(&str, &[u8], &Address<M>, Option<Duration>) -> Result<Event, PayloadError>;
+
+/// Work for a model's task: what a [`Service`] carries.
+type Work<M> = Box<dyn FnOnce(&mut M, &mut Context<M>) + Send>;
 
 impl<M: Model> fmt::Debug for SaveHooks<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -55,7 +63,7 @@ impl<M: Model> fmt::Debug for SaveHooks<M> {
 /// Work the snapshot code has a model's task do on the model and its
 /// context, delivered as a message between two steps (see
 /// [`SaveHooks::service`]).
-pub struct Service<M: Model>(Box<dyn FnOnce(&mut M, &mut Context<M>) + Send>);
+pub struct Service<M: Model>(Work<M>);
 
 impl<M: Model> Service<M> {
     /// Work to run on the model.

@@ -34,8 +34,11 @@ pub fn check_args(cx: &mut Ctxt, args: &ModelArgs, on_impl: bool) -> Settings {
 fn apply_arg(cx: &mut Ctxt, settings: &mut Settings, arg: &ModelArg, key: &str, on_impl: bool) {
     match (&arg.value, key) {
         (ModelArgValue::Path(path), _) => settings.krate = path.to_token_stream(),
-        (ModelArgValue::Save { version }, _) => {
+        (ModelArgValue::Save { version, unknown }, _) => {
             settings.save = true;
+            for error in unknown {
+                cx.push(error.clone());
+            }
             if let Some(version) = version {
                 apply_version(cx, settings, version, on_impl);
             }
