@@ -975,3 +975,71 @@ fn a_failed_simulation_is_not_saved() {
     let error = simu.save(&mut Vec::new()).unwrap_err();
     assert!(matches!(error, SaveError::Simulation(_)), "{error}");
 }
+
+/// A value whose serialisation panics.
+#[derive(Debug, Default)]
+pub struct Explosive;
+
+impl serde::Serialize for Explosive {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        panic!("cannot serialise this")
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Explosive {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <()>::deserialize(deserializer).map(|()| Explosive)
+    }
+}
+
+#[model(save)]
+#[derive(Debug)]
+pub struct Bomb {
+    count: u32,
+    charge: Explosive,
+}
+
+#[model(save)]
+impl Bomb {
+    #[input]
+    pub fn poke(&mut self, _: Explosive) {
+        self.count += 1;
+    }
+}
+
+#[test]
+fn a_panicking_serialisation_fails_the_save_not_the_simulation() {
+    for threads in [1, 4] {
+        let mailbox = Mailbox::new();
+        let bomb = mailbox.address();
+        let mut simu = SimInit::new()
+            .with_threads(threads)
+            .add_model(
+                Bomb {
+                    count: 0,
+                    charge: Explosive,
+                },
+                mailbox,
+                "bomb",
+            )
+            .init(SimTime::ZERO)
+            .unwrap();
+        let error = simu.save(&mut Vec::new()).unwrap_err();
+        assert!(
+            matches!(&error, SaveError::State { model, error } if model == "bomb" && error.message.contains("cannot serialise this")),
+            "{error}"
+        );
+        // A pending event whose payload panics: the same.
+        simu.scheduler()
+            .schedule(SimTime::from_secs(1), Bomb::ports().poke, Explosive, &bomb)
+            .unwrap();
+        let error = simu.save(&mut Vec::new()).unwrap_err();
+        assert!(
+            matches!(&error, SaveError::Event { reason, .. } if reason.contains("cannot serialise this")),
+            "{error}"
+        );
+        // The simulation goes on.
+        simu.step().unwrap();
+        assert_eq!(simu.time(), SimTime::from_secs(1));
+    }
+}

@@ -8,6 +8,7 @@
 //! touched from outside its task, so this needs no `unsafe` and works the
 //! same on every executor.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -97,7 +98,12 @@ impl<M: Model> ModelHandle for Handle<M> {
         let (save, keys, reports) = (self.hooks.save, keys.clone(), reports.clone());
         self.send(move |model, cx| {
             let mut writer = StateWriter::default();
-            let saved = keys::saving(&keys, || save(model, &mut writer));
+            // Saving only reads the model: a panicking `Serialize` impl
+            // fails the save, not the simulation.
+            let saved = catch_unwind(AssertUnwindSafe(|| {
+                keys::saving(&keys, || save(model, &mut writer))
+            }))
+            .unwrap_or_else(|payload| Err(StateError::panicked(&*payload)));
             let report = saved.map(|()| (cx.seq(), writer.bytes));
             lock(&reports).push((index, report));
         });

@@ -194,6 +194,18 @@ impl StateError {
 }
 
 impl StateError {
+    /// The error of a model's state whose saving panicked.
+    #[cfg(feature = "save")]
+    pub(crate) fn panicked(payload: &(dyn Any + Send)) -> Self {
+        StateError {
+            field: None,
+            message: format!(
+                "its serialisation panicked: {}",
+                crate::executor::panic_message(payload)
+            ),
+        }
+    }
+
     /// The error of a model whose task did not run its saving or
     /// restoring work.
     #[cfg(feature = "save")]

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use super::error::SaveError;
@@ -11,6 +12,7 @@ use super::handle::{ModelHandle, Reports, SavedState};
 use super::hooks::StateError;
 use super::keys::SaveKeys;
 use super::Registry;
+use crate::executor::panic_message;
 use crate::scheduler::heap::Entry;
 use crate::simulation::Simulation;
 use crate::sync::{lock, Mutex};
@@ -179,7 +181,15 @@ fn event_record(entry: &Entry, recipients: &HashMap<usize, u32>) -> Result<Event
         event: entry.action.describe(),
         reason,
     };
-    let saved = entry.action.save(&mut payload).map_err(failed)?;
+    // A panicking `Serialize` impl of a payload fails the save only.
+    let saved = catch_unwind(AssertUnwindSafe(|| entry.action.save(&mut payload)))
+        .unwrap_or_else(|panic| {
+            Err(format!(
+                "its payload's serialisation panicked: {}",
+                panic_message(&*panic)
+            ))
+        })
+        .map_err(failed)?;
     let model = *recipients
         .get(&saved.recipient)
         .ok_or_else(|| failed("its recipient is not a model of this bench".to_string()))?;
