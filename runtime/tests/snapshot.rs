@@ -42,6 +42,7 @@ pub struct Node {
     timeout: Option<EventKey>,
     beat: Option<EventKey>,
     ticks: u64,
+    last_tick: SimTime,
 }
 
 #[model(save)]
@@ -55,6 +56,7 @@ impl Node {
     #[input]
     pub async fn tick(&mut self, x: u64, cx: &mut Context<Self>) {
         self.ticks += 1;
+        self.last_tick = cx.time();
         self.state = mix(self.state ^ x ^ self.acc);
         let now = cx.time().as_nanos();
         self.out.send((now, self.id, self.state)).await;
@@ -111,7 +113,8 @@ impl Node {
     pub async fn expire(&mut self, x: u32, cx: &mut Context<Self>) {
         self.timeout = None;
         let now = cx.time().as_nanos();
-        self.out.send((now, self.id, 1 << 40 | u64::from(x))).await;
+        let since = now - self.last_tick.as_nanos();
+        self.out.send((now, self.id, 1 << 40 | u64::from(x) ^ since)).await;
     }
 
     #[input]
@@ -147,6 +150,7 @@ fn random_bench(seed: u64, nodes: usize, threads: usize) -> RandomBench {
             timeout: None,
             beat: None,
             ticks: 0,
+            last_tick: SimTime::ZERO,
         };
         node.out.connect_sink(&samples);
         for _ in 0..2 {
