@@ -282,32 +282,42 @@ impl SchedulerCore {
         self.bench_seq.store(seq, Ordering::Relaxed);
     }
 
-    /// Calls `f` on every pending event that is not cancelled, in no
-    /// particular order, after moving the staged ones to the heap. Between
-    /// steps, on the driving thread.
+    /// Takes every pending event out, staged or queued, cancelled or not,
+    /// in no particular order, for a snapshot to look at outside the lock
+    /// (their payloads' `Serialize` impls are user code); the caller puts
+    /// them back with [`put_back_pending`](SchedulerCore::put_back_pending).
+    /// Between steps, on the driving thread: a `Scheduler` handle on
+    /// another thread may queue meanwhile, which the order by key makes
+    /// harmless.
     #[cfg(feature = "save")]
-    pub(crate) fn for_each_pending(&self, f: impl FnMut(&Entry)) {
-        let staged = self
+    pub(crate) fn take_pending(&self) -> Vec<Entry> {
+        let mut entries = self
             .local
             .with(|staged| std::mem::take(&mut staged.entries))
             .unwrap_or_default();
+        let queue = self.lock_heap().take_all();
+        queue.drain_into(&mut entries);
+        entries
+    }
+
+    /// Queues events taken by [`take_pending`](SchedulerCore::take_pending)
+    /// again; their keys fix their order.
+    #[cfg(feature = "save")]
+    pub(crate) fn put_back_pending(&self, entries: Vec<Entry>) {
         let mut heap = self.lock_heap();
-        for entry in staged {
+        for entry in entries {
             heap.push(entry);
         }
-        heap.for_each_live(f);
     }
 
     /// Queues restored events, whose times are not before the clock.
     #[cfg(feature = "save")]
     pub(crate) fn restore_entries(&self, entries: Vec<Entry>) {
-        let mut heap = self.lock_heap();
-        for entry in entries {
-            if entry.order.time == self.time() {
-                self.zero_delay.store(true, Ordering::Relaxed);
-            }
-            heap.push(entry);
+        let now = self.time();
+        if entries.iter().any(|entry| entry.order.time == now) {
+            self.zero_delay.store(true, Ordering::Relaxed);
         }
+        self.put_back_pending(entries);
     }
 
     /// Asks the simulation to stop after the current time step.

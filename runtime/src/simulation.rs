@@ -719,25 +719,26 @@ impl Simulation {
     /// are staged without a lock (see `scheduler::local`). The
     /// multi-threaded executor polls on other threads too, and its models
     /// keep using the locked queue.
-    fn drive(&self) -> Option<Driving> {
+    pub(crate) fn drive(&self) -> Option<Driving> {
         matches!(self.executor, Executor::St(_)).then(|| self.core.drive())
     }
 
     /// Fails if an earlier call hit a fatal error; otherwise runs `send`
     /// (which delivers messages from the bench) and processes what it
     /// delivered, without moving the clock. For the snapshot code, between
-    /// steps.
+    /// steps: without the call's wall-clock limit, which is the models'
+    /// time (a snapshot of a large bench may take longer than a step, and
+    /// a timeout would end the simulation).
     #[cfg(feature = "save")]
     pub(crate) fn run_bench_messages(
         &mut self,
         send: impl FnOnce(&Self),
     ) -> Result<(), SimulationError> {
         self.check_usable()?;
-        let deadline = self.deadline();
         let _driving = self.drive();
         let _bench = self.enter();
         send(self);
-        self.settle(deadline)?;
+        self.settle(None)?;
         self.check_unbound()
     }
 

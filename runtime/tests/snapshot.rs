@@ -114,7 +114,9 @@ impl Node {
         self.timeout = None;
         let now = cx.time().as_nanos();
         let since = now - self.last_tick.as_nanos();
-        self.out.send((now, self.id, 1 << 40 | u64::from(x) ^ since)).await;
+        self.out
+            .send((now, self.id, 1 << 40 | u64::from(x) ^ since))
+            .await;
     }
 
     #[input]
@@ -1045,5 +1047,226 @@ fn a_panicking_serialisation_fails_the_save_not_the_simulation() {
         // The simulation goes on.
         simu.step().unwrap();
         assert_eq!(simu.time(), SimTime::from_secs(1));
+    }
+}
+
+// ---------------------------------------------------------------------
+// Regressions found in review.
+// ---------------------------------------------------------------------
+
+/// Ticks every millisecond from its `init` hook; can arm a keyed alarm
+/// and hand a key to itself in a payload.
+#[model(save)]
+#[derive(Debug)]
+pub struct Ticker {
+    pub ticks: Output<u64>,
+    alarm: Option<EventKey>,
+    fired: Option<EventKey>,
+}
+
+#[model(save)]
+impl Ticker {
+    #[init]
+    fn start(&mut self, cx: &mut Context<Self>) {
+        cx.schedule(Duration::from_millis(1), Self::ports().tick, ())
+            .unwrap();
+    }
+
+    #[input]
+    pub async fn tick(&mut self, cx: &mut Context<Self>) {
+        self.ticks.send(cx.time().as_nanos()).await;
+        cx.schedule(Duration::from_millis(1), Self::ports().tick, ())
+            .unwrap();
+    }
+
+    #[input]
+    pub fn arm(&mut self, ms: u64, cx: &mut Context<Self>) {
+        let key = cx
+            .schedule_keyed(Duration::from_millis(ms), Self::ports().ring, ())
+            .unwrap();
+        // A second event carries the alarm's key in its payload.
+        cx.schedule(
+            Duration::from_millis(1),
+            Self::ports().remember,
+            Some(key.clone()),
+        )
+        .unwrap();
+        self.alarm = Some(key);
+    }
+
+    #[input]
+    pub fn remember(&mut self, key: Option<EventKey>) {
+        self.fired = key;
+    }
+
+    #[input]
+    pub async fn ring(&mut self) {
+        self.ticks.send(u64::MAX).await;
+    }
+
+    #[input]
+    pub fn cancel_remembered(&mut self) {
+        if let Some(key) = &self.fired {
+            key.cancel();
+        }
+    }
+
+    #[replier]
+    pub fn alarm_cancelled(&mut self) -> Option<bool> {
+        self.alarm.as_ref().map(EventKey::is_cancelled)
+    }
+}
+
+fn ticker_bench(threads: usize) -> (SimInit, EventQueue<u64>, Address<Ticker>) {
+    let mut ticker = Ticker {
+        ticks: Output::new(),
+        alarm: None,
+        fired: None,
+    };
+    let ticks = EventQueue::new();
+    ticker.ticks.connect_sink(&ticks);
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    (
+        SimInit::new()
+            .with_threads(threads)
+            .add_model(ticker, mailbox, "ticker"),
+        ticks,
+        address,
+    )
+}
+
+/// Saves `simu` and restores it into a new ticker bench on `threads`.
+fn fork_ticker(
+    simu: &mut Simulation,
+    threads: usize,
+) -> (Simulation, EventQueue<u64>, Address<Ticker>) {
+    let mut snapshot = Vec::new();
+    simu.save(&mut snapshot).unwrap();
+    let (init, ticks, address) = ticker_bench(threads);
+    (init.restore(snapshot.as_slice()).unwrap(), ticks, address)
+}
+
+#[test]
+fn events_scheduled_in_the_last_call_are_saved_on_every_executor() {
+    for threads in [1, 2, 4] {
+        // After `init`, `step` and `process_event`: each leaves the events
+        // it caused staged on one thread.
+        let (init, _, ticker) = ticker_bench(threads);
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        for call in 0..3 {
+            match call {
+                1 => simu.step().unwrap(),
+                2 => simu.process_event(Ticker::ports().arm, 5, &ticker).unwrap(),
+                _ => {}
+            }
+            let (mut restored, ticks, _) = fork_ticker(&mut simu, threads);
+            assert_eq!(
+                restored.next_event_time(),
+                simu.next_event_time(),
+                "{threads} threads, after call {call}"
+            );
+            assert_eq!(restored.queued_events(), simu.queued_events());
+            restored.step_until(SimTime::from_millis(4)).unwrap();
+            assert!(
+                !ticks.take_all().is_empty(),
+                "{threads} threads, call {call}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_key_carried_in_a_pending_payload_still_cancels_its_event() {
+    for threads in [1, 4] {
+        let (init, _, ticker) = ticker_bench(threads);
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        simu.process_event(Ticker::ports().arm, 3, &ticker).unwrap();
+        let (mut restored, ticks, ticker) = fork_ticker(&mut simu, threads);
+        // `remember` (at 1 ms) hands the model the alarm's key, which it
+        // cancels before the alarm rings at 3 ms.
+        restored.step_until(SimTime::from_millis(1)).unwrap();
+        restored
+            .process_event(Ticker::ports().cancel_remembered, (), &ticker)
+            .unwrap();
+        restored.step_until(SimTime::from_millis(5)).unwrap();
+        assert!(
+            !ticks.take_all().contains(&u64::MAX),
+            "{threads} threads: the alarm was cancelled"
+        );
+        let cancelled = restored
+            .process_query(Ticker::ports().alarm_cancelled, (), &ticker)
+            .unwrap();
+        assert_eq!(cancelled, Some(true), "the model's own clone sees it");
+    }
+}
+
+#[test]
+fn a_key_whose_event_fired_or_was_cancelled_answers_as_before() {
+    let (init, _, ticker) = ticker_bench(1);
+    let mut simu = init.init(SimTime::ZERO).unwrap();
+    simu.process_event(Ticker::ports().arm, 2, &ticker).unwrap();
+    simu.step_until(SimTime::from_millis(3)).unwrap();
+    // The alarm fired: its key is not cancelled.
+    let (mut restored, _, restored_ticker) = fork_ticker(&mut simu, 1);
+    let query = Ticker::ports().alarm_cancelled;
+    assert_eq!(simu.process_query(query, (), &ticker).unwrap(), Some(false));
+    assert_eq!(
+        restored.process_query(query, (), &restored_ticker).unwrap(),
+        Some(false)
+    );
+    // Cancelled after it fired: cancelled after a restore too.
+    simu.process_event(Ticker::ports().cancel_remembered, (), &ticker)
+        .unwrap();
+    let (mut restored, _, restored_ticker) = fork_ticker(&mut simu, 1);
+    assert_eq!(
+        restored.process_query(query, (), &restored_ticker).unwrap(),
+        Some(true)
+    );
+}
+
+/// Its state takes time to serialise.
+#[derive(Debug, Default)]
+pub struct Slow;
+
+impl serde::Serialize for Slow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        std::thread::sleep(Duration::from_millis(30));
+        serializer.serialize_unit()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Slow {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <()>::deserialize(deserializer).map(|()| Slow)
+    }
+}
+
+#[model(save)]
+#[derive(Debug)]
+pub struct Sluggish {
+    state: Slow,
+}
+
+#[model(save)]
+impl Sluggish {
+    #[input]
+    pub fn poke(&mut self) {}
+}
+
+#[test]
+fn a_save_is_not_cut_by_the_calls_wall_clock_limit() {
+    for threads in [1, 2] {
+        let build = || {
+            SimInit::new()
+                .with_threads(threads)
+                .with_timeout(Duration::from_millis(10))
+                .add_model(Sluggish { state: Slow }, Mailbox::new(), "sluggish")
+        };
+        let mut simu = build().init(SimTime::ZERO).unwrap();
+        let mut snapshot = Vec::new();
+        simu.save(&mut snapshot).unwrap();
+        simu.step().unwrap();
+        build().restore(snapshot.as_slice()).unwrap();
     }
 }

@@ -124,17 +124,6 @@ impl EventHeap {
         self.compact_at = (2 * self.queue.len()).max(COMPACT_MIN);
     }
 
-    /// Calls `f` on every event that is not cancelled, in no particular
-    /// order.
-    #[cfg(feature = "save")]
-    pub(crate) fn for_each_live(&self, mut f: impl FnMut(&Entry)) {
-        self.queue.for_each(|entry| {
-            if !entry.is_cancelled() {
-                f(entry);
-            }
-        });
-    }
-
     /// Takes every queued event out, leaving the queue empty.
     pub(crate) fn take_all(&mut self) -> RadixQueue {
         self.compact_at = COMPACT_MIN;

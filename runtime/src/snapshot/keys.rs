@@ -2,12 +2,15 @@
 //!
 //! A model that keeps the [`EventKey`] of a pending event (a timeout it may
 //! cancel) must still cancel that event after a restore. The snapshot
-//! numbers the keys of its pending events (1, 2, …); a key in a model's
-//! state is saved as its event's number, or 0 if its event is no longer
-//! pending (fired or cancelled). Restoring makes one new key per number,
-//! attaches it to the restored event, and gives its clones to the models
-//! that saved that number; a 0 comes back as a key that is already
-//! cancelled, which cancels nothing, as before.
+//! numbers the keys of its pending events (1, 2, … in queue order); a key
+//! in a model's state (or in a pending event's payload) is saved as its
+//! event's number. Restoring makes one new key per number, attaches it to
+//! the restored event, and gives its clones to whatever saved that number.
+//! A key whose event is no longer pending is saved as [`NOT_PENDING`], or
+//! [`CANCELLED`] if it was cancelled, and comes back as a new key in that
+//! state: `is_cancelled` answers as before, and cancelling it cancels
+//! nothing, as before (clones of such a key come back as separate keys,
+//! which nothing tells apart).
 //!
 //! An `EventKey` is serialised only inside `Simulation::save` and
 //! deserialised only inside `SimInit::restore`: the table in use is set
@@ -20,6 +23,12 @@ use std::sync::Arc;
 
 use crate::scheduler::EventKey;
 
+/// The number of a key whose event is no longer pending, not cancelled.
+const NOT_PENDING: u32 = 0;
+
+/// The number of a key whose event is no longer pending, cancelled.
+const CANCELLED: u32 = u32::MAX;
+
 /// The numbers of the keys of a saved bench's pending events.
 #[derive(Debug, Default)]
 pub(crate) struct SaveKeys {
@@ -28,15 +37,22 @@ pub(crate) struct SaveKeys {
 }
 
 impl SaveKeys {
-    /// Numbers `key` (the next number), and returns its number.
-    pub(crate) fn insert(&mut self, key: &EventKey) -> u32 {
-        let next = u32::try_from(self.numbers.len() + 1).unwrap_or(u32::MAX);
-        *self.numbers.entry(key.identity()).or_insert(next)
+    /// Numbers `key` (the next number, unless it has one), and returns
+    /// its number; `None` past the last number a snapshot can hold.
+    pub(crate) fn insert(&mut self, key: &EventKey) -> Option<u32> {
+        let next = u32::try_from(self.numbers.len() + 1)
+            .ok()
+            .filter(|&n| n < CANCELLED)?;
+        Some(*self.numbers.entry(key.identity()).or_insert(next))
     }
 
-    /// The number of `key`, 0 if its event is not pending.
+    /// The number `key` is saved as.
     fn number(&self, key: &EventKey) -> u32 {
-        self.numbers.get(&key.identity()).copied().unwrap_or(0)
+        match self.numbers.get(&key.identity()) {
+            Some(&number) => number,
+            None if key.is_cancelled() => CANCELLED,
+            None => NOT_PENDING,
+        }
     }
 }
 
@@ -48,13 +64,17 @@ pub(crate) struct RestoreKeys {
 }
 
 impl RestoreKeys {
-    /// The key of number `number` (from 1), made on first use.
+    /// The key of number `number` (from 1) for a restored event: a new
+    /// key for the next number, the same key again for a number already
+    /// seen. Keys are numbered in queue order, so any other number is a
+    /// malformed snapshot (`None`): a crafted number cannot make a restore
+    /// allocate more keys than the snapshot has events.
     pub(crate) fn key(&mut self, number: u32) -> Option<EventKey> {
         let index = usize::try_from(number).ok()?.checked_sub(1)?;
-        while self.keys.len() <= index {
+        if index == self.keys.len() {
             self.keys.push(EventKey::new());
         }
-        Some(self.keys[index].clone())
+        self.keys.get(index).cloned()
     }
 
     /// The key of number `number` if one was made.
@@ -122,7 +142,8 @@ impl<'de> serde::Deserialize<'de> for EventKey {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let number = u32::deserialize(deserializer)?;
         let key = ACTIVE.with(|slot| match &*slot.borrow() {
-            Some(Active::Restore(_)) if number == 0 => Ok(Some(EventKey::cancelled())),
+            Some(Active::Restore(_)) if number == NOT_PENDING => Ok(Some(EventKey::new())),
+            Some(Active::Restore(_)) if number == CANCELLED => Ok(Some(EventKey::cancelled())),
             Some(Active::Restore(keys)) => Ok(keys.existing(number)),
             _ => Err(()),
         });
@@ -135,5 +156,26 @@ impl<'de> serde::Deserialize<'de> for EventKey {
                 "an `EventKey` is restored only as part of `SimInit::restore`",
             )),
         }
+    }
+}
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restored_keys_come_in_order_or_not_at_all() {
+        let mut keys = RestoreKeys::default();
+        // A crafted number allocates nothing.
+        assert!(keys.key(20_000_000).is_none());
+        assert!(keys.key(u32::MAX).is_none());
+        assert!(keys.key(0).is_none());
+        assert!(keys.keys.is_empty());
+        let first = keys.key(1).unwrap();
+        assert!(keys.key(3).is_none());
+        let again = keys.key(1).unwrap();
+        first.cancel();
+        assert!(again.is_cancelled(), "one key per number");
+        assert!(keys.key(2).is_some());
     }
 }

@@ -17,10 +17,10 @@ use super::fingerprint::fingerprints;
 use super::format::{self, Body, EventRecord, ModelRecord};
 use super::handle::{ModelHandle, Reports};
 use super::hooks::StateError;
-use super::keys::RestoreKeys;
+use super::keys::{self, RestoreKeys};
 use super::{Registered, Registry};
-use crate::scheduler::entry;
 use crate::scheduler::heap::Entry;
+use crate::scheduler::{entry, EventKey};
 use crate::simulation::{SimInit, Simulation};
 use crate::sync::{lock, Mutex};
 use crate::time::SimTime;
@@ -51,8 +51,7 @@ impl SimInit {
         let registry = std::mem::take(&mut self.saveable);
         let handles = matched_handles(&registry, &body)?;
         check_connections(&self, &body)?;
-        let mut keys = RestoreKeys::default();
-        let entries = restored_events(&registry, &handles, &body, &mut keys)?;
+        let (entries, keys) = restored_events(&registry, &handles, &body)?;
         let time = SimTime::from_nanos(body.time);
 
         // Start the bench at the saved time, without the `init` hooks.
@@ -171,15 +170,16 @@ fn check_connections(init: &SimInit, body: &Body) -> Result<(), RestoreError> {
 }
 
 /// The saved pending events, each checked against its recipient's inputs,
-/// with their keys made in `keys`.
+/// and the keys made for them (all of them before any payload is read: a
+/// payload may hold a key).
 fn restored_events(
     registry: &Registry,
     handles: &[&dyn ModelHandle],
     body: &Body,
-    keys: &mut RestoreKeys,
-) -> Result<Vec<Entry>, RestoreError> {
+) -> Result<(Vec<Entry>, Arc<RestoreKeys>), RestoreError> {
     let origins = registry.models.len() as u64;
-    let mut entries = Vec::with_capacity(body.events.len());
+    let mut keys = RestoreKeys::default();
+    let mut event_keys = Vec::with_capacity(body.events.len());
     for record in &body.events {
         if record.time < body.time || u64::from(record.origin) > origins {
             return Err(malformed(format!(
@@ -187,17 +187,33 @@ fn restored_events(
                 record.time, record.origin, body.time
             )));
         }
-        entries.push(restored_event(registry, handles, record, keys)?);
+        let key = match record.key {
+            0 => None,
+            number => Some(keys.key(number).ok_or_else(|| {
+                malformed(format!("key number {number} out of its events' order"))
+            })?),
+        };
+        event_keys.push(key);
     }
-    Ok(entries)
+    let keys = Arc::new(keys);
+    let entries = body
+        .events
+        .iter()
+        .zip(event_keys)
+        .map(|(record, key)| {
+            keys::restoring(&keys, || restored_event(registry, handles, record, key))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((entries, keys))
 }
 
-/// One saved pending event, checked against its recipient's inputs.
+/// One saved pending event, with its key, checked against its recipient's
+/// inputs.
 fn restored_event(
     registry: &Registry,
     handles: &[&dyn ModelHandle],
     record: &EventRecord,
-    keys: &mut RestoreKeys,
+    key: Option<EventKey>,
 ) -> Result<Entry, RestoreError> {
     let index = record.model as usize;
     let handle = handles
@@ -207,6 +223,9 @@ fn restored_event(
     if period == Some(Duration::ZERO) {
         return Err(malformed("a periodic event with a zero period".to_string()));
     }
+    if period.is_some() && key.is_none() {
+        return Err(malformed("a periodic event without a key".to_string()));
+    }
     let event = handle
         .decode_event(&record.port, &record.payload, period)
         .map_err(|error| RestoreError::Event {
@@ -214,16 +233,6 @@ fn restored_event(
             port: record.port.clone(),
             error,
         })?;
-    let key = match record.key {
-        0 => None,
-        number => Some(
-            keys.key(number)
-                .ok_or_else(|| malformed("a key number".into()))?,
-        ),
-    };
-    if period.is_some() && key.is_none() {
-        return Err(malformed("a periodic event without a key".to_string()));
-    }
     let time = SimTime::from_nanos(record.time);
     Ok(entry(time, record.origin, record.seq, event, key))
 }
@@ -234,9 +243,8 @@ fn restore_states(
     registry: &Registry,
     handles: &[&dyn ModelHandle],
     models: Vec<ModelRecord>,
-    keys: RestoreKeys,
+    keys: Arc<RestoreKeys>,
 ) -> Result<(), RestoreError> {
-    let keys = Arc::new(keys);
     let reports: Reports<Result<(), StateError>> =
         Arc::new(Mutex::new(Vec::with_capacity(handles.len())));
     simulation

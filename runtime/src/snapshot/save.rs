@@ -10,7 +10,7 @@ use super::fingerprint::fingerprints;
 use super::format::{self, Body, EventRecord, ModelRecord, TypeRecord};
 use super::handle::{ModelHandle, Reports, SavedState};
 use super::hooks::StateError;
-use super::keys::SaveKeys;
+use super::keys::{self, SaveKeys};
 use super::Registry;
 use crate::executor::panic_message;
 use crate::scheduler::heap::Entry;
@@ -138,40 +138,60 @@ fn saveable_handles(registry: &Registry) -> Result<Vec<&dyn ModelHandle>, SaveEr
 }
 
 /// The pending events, in queue order, and the numbers of their keys.
+///
+/// The events are taken out of the schedule and put back after (their
+/// payloads' `Serialize` impls are user code, not run under the schedule's
+/// lock); staged events of the single-threaded executor are reached on
+/// the driving thread only, hence `drive`.
 fn pending_events(
     simulation: &Simulation,
     handles: &[&dyn ModelHandle],
-) -> Result<(Vec<EventRecord>, SaveKeys), SaveError> {
+) -> Result<(Vec<EventRecord>, Arc<SaveKeys>), SaveError> {
+    let _driving = simulation.drive();
+    let entries = simulation.core().take_pending();
+    let records = event_records(&entries, handles);
+    simulation.core().put_back_pending(entries);
+    records
+}
+
+/// The records of the live `entries`, in queue order, their keys numbered
+/// in that order (so that a bench saves the same bytes whatever its
+/// queue's layout), their payloads written with those numbers in use (a
+/// payload may hold a key).
+fn event_records(
+    entries: &[Entry],
+    handles: &[&dyn ModelHandle],
+) -> Result<(Vec<EventRecord>, Arc<SaveKeys>), SaveError> {
     let recipients: HashMap<usize, u32> = handles
         .iter()
         .enumerate()
         .map(|(index, handle)| (handle.recipient(), index as u32))
         .collect();
-    let mut keyed = Vec::new();
-    let mut failure = None;
-    simulation.core().for_each_pending(|entry| {
-        if failure.is_none() {
-            match event_record(entry, &recipients) {
-                Ok(record) => keyed.push((record, entry.key.clone())),
-                Err(error) => failure = Some(error),
-            }
-        }
-    });
-    if let Some(error) = failure {
-        return Err(error);
-    }
-    // In queue order, and the keys numbered in that order: a bench saves
-    // the same bytes whatever the queue's inner layout.
-    keyed.sort_unstable_by_key(|(e, _)| (e.time, e.origin, e.seq));
+    let mut live: Vec<&Entry> = entries.iter().filter(|e| !e.is_cancelled()).collect();
+    live.sort_unstable_by_key(|entry| entry.order);
     let mut keys = SaveKeys::default();
-    let events = keyed
-        .into_iter()
-        .map(|(mut record, key)| {
-            record.key = key.as_ref().map_or(0, |key| keys.insert(key));
-            record
+    let mut numbers = Vec::with_capacity(live.len());
+    for entry in &live {
+        let number = match &entry.key {
+            None => 0,
+            Some(key) => keys.insert(key).ok_or_else(|| SaveError::Event {
+                event: entry.action.describe(),
+                reason: "more keyed events than a snapshot can number".to_string(),
+            })?,
+        };
+        numbers.push(number);
+    }
+    let keys = Arc::new(keys);
+    let records = live
+        .iter()
+        .zip(numbers)
+        .map(|(entry, key)| {
+            let mut record = keys::saving(&keys, || event_record(entry, &recipients))?;
+            record.key = key;
+            Ok(record)
         })
-        .collect();
-    Ok((events, keys))
+        .collect::<Result<_, SaveError>>()?;
+    Ok((records, keys))
 }
 
 /// The record of one pending event, its key not numbered yet.
@@ -213,9 +233,8 @@ fn model_states(
     simulation: &mut Simulation,
     registry: &Registry,
     handles: &[&dyn ModelHandle],
-    keys: SaveKeys,
+    keys: Arc<SaveKeys>,
 ) -> Result<Vec<(u64, Vec<u8>)>, SaveError> {
-    let keys = Arc::new(keys);
     let reports: Reports<SavedState> = Arc::new(Mutex::new(Vec::with_capacity(handles.len())));
     simulation
         .run_bench_messages(|_| {

@@ -305,10 +305,12 @@ impl RadixQueue {
         due.len() > before
     }
 
-    /// Calls `f` on every event, bucket by bucket.
+    /// Moves every event to `out`, bucket by bucket.
     #[cfg(feature = "save")]
-    pub(crate) fn for_each(&self, f: impl FnMut(&Entry)) {
-        self.buckets.iter().flatten().for_each(f);
+    pub(crate) fn drain_into(mut self, out: &mut Vec<Entry>) {
+        for bucket in self.buckets.iter_mut() {
+            out.append(bucket);
+        }
     }
 
     /// Keeps only the events for which `keep` is true.
