@@ -83,6 +83,9 @@ use crate::{mailbox::Mailbox, model::Model, name::Name};
 pub(crate) struct Registry {
     /// One per model.
     models: Vec<Registered>,
+    /// The checksum of each model's outgoing connections, in add order,
+    /// once a save has computed them (see `fingerprint.rs`).
+    connections: Option<Vec<u32>>,
 }
 
 /// A model of the bench.

@@ -31,37 +31,43 @@ pub(crate) const FORMAT: u32 = 1;
 /// The bytes before the body.
 const HEADER: usize = 16 + 4 + 8;
 
-/// A saved bench.
+/// A saved bench. Its strings and byte strings borrow: from the bench
+/// and the models' saved states when saving, from the snapshot's bytes
+/// when restoring (no allocation per model or event for them).
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct Body {
+pub(crate) struct Body<'a> {
     /// The simulation time, in nanoseconds.
     pub(crate) time: u64,
     /// The bench origin's next sequence number.
     pub(crate) bench_seq: u64,
     /// The model types, each once.
-    pub(crate) types: Vec<TypeRecord>,
+    #[serde(borrow)]
+    pub(crate) types: Vec<TypeRecord<'a>>,
     /// The models, in the order they were added.
-    pub(crate) models: Vec<ModelRecord>,
+    #[serde(borrow)]
+    pub(crate) models: Vec<ModelRecord<'a>>,
     /// The pending events that were not cancelled, in queue order.
-    pub(crate) events: Vec<EventRecord>,
+    #[serde(borrow)]
+    pub(crate) events: Vec<EventRecord<'a>>,
 }
 
 /// A model type.
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct TypeRecord {
+pub(crate) struct TypeRecord<'a> {
     /// Its name, e.g. `Battery`.
-    pub(crate) name: String,
+    pub(crate) name: &'a str,
     /// The version of its state's format.
     pub(crate) version: u32,
     /// Its saved fields, in order.
-    pub(crate) fields: Vec<String>,
+    #[serde(borrow)]
+    pub(crate) fields: Vec<&'a str>,
 }
 
 /// A model.
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct ModelRecord {
+pub(crate) struct ModelRecord<'a> {
     /// Its path.
-    pub(crate) path: String,
+    pub(crate) path: &'a str,
     /// Its type (index in `Body::types`).
     pub(crate) type_index: u32,
     /// Its next event sequence number.
@@ -69,12 +75,13 @@ pub(crate) struct ModelRecord {
     /// A checksum of its outgoing connections (see `fingerprint.rs`).
     pub(crate) connections: u32,
     /// Its state, as its type's `save` hook wrote it.
-    pub(crate) state: Vec<u8>,
+    #[serde(borrow)]
+    pub(crate) state: Bytes<'a>,
 }
 
 /// A pending event.
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct EventRecord {
+pub(crate) struct EventRecord<'a> {
     /// When it is due, in nanoseconds.
     pub(crate) time: u64,
     /// Who scheduled it: 0 for the bench, `n` for the `n`-th model.
@@ -84,18 +91,58 @@ pub(crate) struct EventRecord {
     /// The recipient (index in `Body::models`).
     pub(crate) model: u32,
     /// The input.
-    pub(crate) port: String,
+    pub(crate) port: &'a str,
     /// Its period in nanoseconds, if periodic.
     pub(crate) period: Option<u64>,
     /// Its key's number (see `keys.rs`), 0 if it has none.
     pub(crate) key: u32,
     /// Its payload.
-    pub(crate) payload: Vec<u8>,
+    #[serde(borrow)]
+    pub(crate) payload: Bytes<'a>,
+}
+
+/// A byte string, written whole (serde writes a `[u8]` byte by byte) and
+/// read without a copy.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Bytes<'a>(pub(crate) &'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(self.0)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Bytes<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// Accepts borrowed bytes only: the snapshot is in memory.
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Bytes<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a byte string")
+            }
+            fn visit_borrowed_bytes<E: serde::de::Error>(
+                self,
+                bytes: &'de [u8],
+            ) -> Result<Self::Value, E> {
+                Ok(Bytes(bytes))
+            }
+        }
+        deserializer.deserialize_bytes(Visitor)
+    }
 }
 
 /// The snapshot of `body`.
-pub(crate) fn encode(body: &Body) -> Result<Vec<u8>, postcard::Error> {
-    let mut bytes = Vec::with_capacity(HEADER + 4 + body.models.len() * 32);
+pub(crate) fn encode(body: &Body<'_>) -> Result<Vec<u8>, postcard::Error> {
+    let estimate = body
+        .models
+        .iter()
+        .map(|m| m.path.len() + m.state.0.len() + 16);
+    let events = body
+        .events
+        .iter()
+        .map(|e| e.port.len() + e.payload.0.len() + 24);
+    let mut bytes = Vec::with_capacity(HEADER + 4 + estimate.chain(events).sum::<usize>());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&FORMAT.to_le_bytes());
     bytes.extend_from_slice(&0u64.to_le_bytes());
@@ -108,7 +155,7 @@ pub(crate) fn encode(body: &Body) -> Result<Vec<u8>, postcard::Error> {
 }
 
 /// The body of snapshot `bytes`, checked whole before it is decoded.
-pub(crate) fn decode(bytes: &[u8]) -> Result<Body, RestoreError> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<Body<'_>, RestoreError> {
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err(RestoreError::NotASnapshot);
     }

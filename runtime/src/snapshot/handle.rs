@@ -8,6 +8,7 @@
 //! touched from outside its task, so this needs no `unsafe` and works the
 //! same on every executor.
 
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,13 +38,14 @@ pub(crate) trait ModelHandle: Send {
     fn recipient(&self) -> usize;
     /// Sends the work that saves its state and reports it as `index`.
     fn request_save(&self, index: usize, keys: &Arc<SaveKeys>, reports: &Reports<SavedState>);
-    /// Sends the work that restores `state` and sequence number `seq`, and
-    /// reports the outcome as `index`.
+    /// Sends the work that restores `state` (a range of the snapshot's
+    /// bytes) and sequence number `seq`, and reports the outcome as
+    /// `index`.
     fn request_restore(
         &self,
         index: usize,
         seq: u64,
-        state: Vec<u8>,
+        state: (Arc<[u8]>, Range<usize>),
         keys: &Arc<RestoreKeys>,
         reports: &Reports<Result<(), StateError>>,
     );
@@ -97,7 +99,9 @@ impl<M: Model> ModelHandle for Handle<M> {
     fn request_save(&self, index: usize, keys: &Arc<SaveKeys>, reports: &Reports<SavedState>) {
         let (save, keys, reports) = (self.hooks.save, keys.clone(), reports.clone());
         self.send(move |model, cx| {
-            let mut writer = StateWriter::default();
+            // Room for a few fields: most states are written without
+            // growing the buffer.
+            let mut writer = StateWriter::with_capacity(64);
             // Saving only reads the model: a panicking `Serialize` impl
             // fails the save, not the simulation.
             let saved = catch_unwind(AssertUnwindSafe(|| {
@@ -113,13 +117,13 @@ impl<M: Model> ModelHandle for Handle<M> {
         &self,
         index: usize,
         seq: u64,
-        state: Vec<u8>,
+        (snapshot, range): (Arc<[u8]>, Range<usize>),
         keys: &Arc<RestoreKeys>,
         reports: &Reports<Result<(), StateError>>,
     ) {
         let (restore, keys, reports) = (self.hooks.restore, keys.clone(), reports.clone());
         self.send(move |model, cx| {
-            let mut reader = StateReader::new(&state);
+            let mut reader = StateReader::new(&snapshot[range]);
             let restored = keys::restoring(&keys, || restore(model, &mut reader));
             let report = restored.and_then(|()| reader.finish());
             if report.is_ok() {

@@ -120,6 +120,13 @@ impl<'a> StateReader<'a> {
 
 #[cfg(feature = "save")]
 impl StateWriter {
+    /// A writer with room for `bytes`.
+    pub(crate) fn with_capacity(bytes: usize) -> Self {
+        StateWriter {
+            bytes: Vec::with_capacity(bytes),
+        }
+    }
+
     /// Writes field `name`.
     pub fn field<T: serde::Serialize + ?Sized>(
         &mut self,

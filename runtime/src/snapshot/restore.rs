@@ -7,14 +7,13 @@
 //! it was saved — and its models read their states back, each in its own
 //! task. A failure at any point returns an error and no simulation.
 
-use std::collections::HashMap;
 use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::RestoreError;
 use super::fingerprint::fingerprints;
-use super::format::{self, Body, EventRecord, ModelRecord};
+use super::format::{self, Body, EventRecord, ModelRecord, TypeRecord};
 use super::handle::{ModelHandle, Reports};
 use super::hooks::StateError;
 use super::keys::{self, RestoreKeys};
@@ -45,12 +44,14 @@ impl SimInit {
         snapshot
             .read_to_end(&mut bytes)
             .map_err(|error| RestoreError::Io(error.to_string()))?;
+        // Shared with the models' restoring work, which reads its state
+        // where it is in the snapshot.
+        let bytes: Arc<[u8]> = bytes.into();
         let body = format::decode(&bytes)?;
-        drop(bytes);
         self.check().map_err(RestoreError::Simulation)?;
         let registry = std::mem::take(&mut self.saveable);
         let handles = matched_handles(&registry, &body)?;
-        check_connections(&self, &body)?;
+        check_connections(&self, &registry, &body)?;
         let (entries, keys) = restored_events(&registry, &handles, &body)?;
         let time = SimTime::from_nanos(body.time);
 
@@ -62,107 +63,154 @@ impl SimInit {
         let mut simulation = started.map_err(RestoreError::Simulation)?;
         core.restore_entries(entries);
         core.set_bench_seq(body.bench_seq);
-        restore_states(&mut simulation, &registry, &handles, body.models, keys)?;
+        restore_states(
+            &mut simulation,
+            &registry,
+            &handles,
+            (&bytes, &body.models),
+            keys,
+        )?;
         simulation.saveable = registry;
         Ok(simulation)
     }
 }
 
 /// Each model's handle, once the bench's models are checked against the
-/// snapshot's: the same paths in the same order, the same types, versions
-/// and fields.
+/// snapshot's: the same paths in the same order (pair by pair; a map of
+/// the saved paths is made only to name a model out of place), the same
+/// types, and each type's version and fields (once per type).
 fn matched_handles<'r>(
     registry: &'r Registry,
-    body: &Body,
+    body: &Body<'_>,
 ) -> Result<Vec<&'r dyn ModelHandle>, RestoreError> {
-    let saved: HashMap<&str, usize> = body
-        .models
-        .iter()
-        .enumerate()
-        .map(|(index, model)| (model.path.as_str(), index))
-        .collect();
     let mut handles = Vec::with_capacity(registry.models.len());
+    let mut checked_types = vec![false; body.types.len()];
     for (index, model) in registry.models.iter().enumerate() {
-        let Some(&at) = saved.get(model.path.as_str()) else {
-            return Err(RestoreError::MissingModel {
-                model: model.path.to_string(),
-                model_type: model.type_name,
-            });
+        let Some(saved) = body
+            .models
+            .get(index)
+            .filter(|s| s.path == model.path.as_str())
+        else {
+            return Err(misplaced(registry, body, index));
         };
-        if at != index {
-            return Err(RestoreError::ModelOrder {
-                model: model.path.to_string(),
-                saved: at,
-                bench: index,
-            });
+        let type_index = saved.type_index as usize;
+        let saved_type = body
+            .types
+            .get(type_index)
+            .ok_or_else(|| malformed(format!("model `{}` has no type", saved.path)))?;
+        let handle = matched_type(model, saved_type)?;
+        if !checked_types[type_index] {
+            check_fields(model, handle, saved_type)?;
+            checked_types[type_index] = true;
         }
-        handles.push(matched_handle(model, &body.models[at], body)?);
+        handles.push(handle);
     }
     if let Some(extra) = body.models.get(registry.models.len()) {
-        let model_type = body
-            .types
-            .get(extra.type_index as usize)
-            .map_or_else(String::new, |t| t.name.clone());
-        return Err(RestoreError::UnknownModel {
-            model: extra.path.clone(),
-            model_type,
-        });
+        return Err(unknown_model(body, extra));
     }
     Ok(handles)
 }
 
-/// The handle of the bench's `model`, checked against its saved record.
-fn matched_handle<'r>(
+/// The error for the bench's model at `index`, which the snapshot does not
+/// have at that place: missing from it, or elsewhere in it.
+#[cold]
+fn misplaced(registry: &Registry, body: &Body<'_>, index: usize) -> RestoreError {
+    let model = &registry.models[index];
+    let saved = body
+        .models
+        .iter()
+        .position(|s| s.path == model.path.as_str());
+    match saved {
+        Some(at) => RestoreError::ModelOrder {
+            model: model.path.to_string(),
+            saved: at,
+            bench: index,
+        },
+        None => {
+            // A model of the snapshot that the bench lacks, at that place,
+            // is the better report when the bench has one model less.
+            let in_bench = |path: &str| registry.models.iter().any(|m| m.path.as_str() == path);
+            match body.models.get(index).filter(|s| !in_bench(s.path)) {
+                Some(extra) if registry.models.len() < body.models.len() => {
+                    unknown_model(body, extra)
+                }
+                _ => RestoreError::MissingModel {
+                    model: model.path.to_string(),
+                    model_type: model.type_name,
+                },
+            }
+        }
+    }
+}
+
+/// The error for a saved model the bench does not have.
+#[cold]
+fn unknown_model(body: &Body<'_>, extra: &ModelRecord<'_>) -> RestoreError {
+    let model_type = body.types.get(extra.type_index as usize);
+    RestoreError::UnknownModel {
+        model: extra.path.to_string(),
+        model_type: model_type.map_or_else(String::new, |t| t.name.to_string()),
+    }
+}
+
+/// The handle of the bench's `model`, whose saved type is `saved_type`.
+fn matched_type<'r>(
     model: &'r Registered,
-    saved: &ModelRecord,
-    body: &Body,
+    saved_type: &TypeRecord<'_>,
 ) -> Result<&'r dyn ModelHandle, RestoreError> {
-    let path = || model.path.to_string();
-    let saved_type = body
-        .types
-        .get(saved.type_index as usize)
-        .ok_or_else(|| malformed(format!("model `{}` has no type", saved.path)))?;
     if saved_type.name != model.type_name {
         return Err(RestoreError::TypeMismatch {
-            model: path(),
-            saved: saved_type.name.clone(),
+            model: model.path.to_string(),
+            saved: saved_type.name.to_string(),
             bench: model.type_name,
         });
     }
-    let handle = model
+    model
         .handle
         .as_deref()
         .ok_or_else(|| RestoreError::NotSaveable {
-            model: path(),
+            model: model.path.to_string(),
             model_type: model.type_name,
-        })?;
+        })
+}
+
+/// Checks the version and fields of `model`'s type against the saved ones.
+fn check_fields(
+    model: &Registered,
+    handle: &dyn ModelHandle,
+    saved_type: &TypeRecord<'_>,
+) -> Result<(), RestoreError> {
     if saved_type.version != handle.version() {
         return Err(RestoreError::VersionMismatch {
-            model: path(),
+            model: model.path.to_string(),
             model_type: model.type_name,
             saved: saved_type.version,
             bench: handle.version(),
         });
     }
-    if !saved_type.fields.iter().eq(handle.fields().iter()) {
+    if saved_type.fields != handle.fields() {
         return Err(RestoreError::FieldMismatch {
-            model: path(),
+            model: model.path.to_string(),
             model_type: model.type_name,
-            saved: saved_type.fields.clone(),
+            saved: saved_type.fields.iter().map(|f| f.to_string()).collect(),
             bench: handle.fields().to_vec(),
         });
     }
-    Ok(handle)
+    Ok(())
 }
 
-/// Checks each model's outgoing connections against the saved checksums.
-fn check_connections(init: &SimInit, body: &Body) -> Result<(), RestoreError> {
-    let topology = init.topology();
-    let connections = fingerprints(&topology);
-    for model in &body.models {
-        if connections.get(model.path.as_str()) != Some(&model.connections) {
+/// Checks each model's outgoing connections against the saved checksums
+/// (the models are already matched place by place).
+fn check_connections(
+    init: &SimInit,
+    registry: &Registry,
+    body: &Body<'_>,
+) -> Result<(), RestoreError> {
+    let connections = fingerprints(&init.topology());
+    for (index, model) in body.models.iter().enumerate() {
+        if connections.get(index) != Some(&model.connections) {
             return Err(RestoreError::ConnectionMismatch {
-                model: model.path.clone(),
+                model: registry.models[index].path.to_string(),
             });
         }
     }
@@ -175,7 +223,7 @@ fn check_connections(init: &SimInit, body: &Body) -> Result<(), RestoreError> {
 fn restored_events(
     registry: &Registry,
     handles: &[&dyn ModelHandle],
-    body: &Body,
+    body: &Body<'_>,
 ) -> Result<(Vec<Entry>, Arc<RestoreKeys>), RestoreError> {
     let origins = registry.models.len() as u64;
     let mut keys = RestoreKeys::default();
@@ -212,7 +260,7 @@ fn restored_events(
 fn restored_event(
     registry: &Registry,
     handles: &[&dyn ModelHandle],
-    record: &EventRecord,
+    record: &EventRecord<'_>,
     key: Option<EventKey>,
 ) -> Result<Entry, RestoreError> {
     let index = record.model as usize;
@@ -227,10 +275,10 @@ fn restored_event(
         return Err(malformed("a periodic event without a key".to_string()));
     }
     let event = handle
-        .decode_event(&record.port, &record.payload, period)
+        .decode_event(record.port, record.payload.0, period)
         .map_err(|error| RestoreError::Event {
             model: registry.models[index].path.to_string(),
-            port: record.port.clone(),
+            port: record.port.to_string(),
             error,
         })?;
     let time = SimTime::from_nanos(record.time);
@@ -242,7 +290,7 @@ fn restore_states(
     simulation: &mut Simulation,
     registry: &Registry,
     handles: &[&dyn ModelHandle],
-    models: Vec<ModelRecord>,
+    (snapshot, models): (&Arc<[u8]>, &[ModelRecord<'_>]),
     keys: Arc<RestoreKeys>,
 ) -> Result<(), RestoreError> {
     let reports: Reports<Result<(), StateError>> =
@@ -250,7 +298,8 @@ fn restore_states(
     simulation
         .run_bench_messages(|_| {
             for (index, (handle, model)) in handles.iter().zip(models).enumerate() {
-                handle.request_restore(index, model.seq, model.state, &keys, &reports);
+                let state = (snapshot.clone(), range_in(snapshot, model.state.0));
+                handle.request_restore(index, model.seq, state, &keys, &reports);
             }
         })
         .map_err(RestoreError::Simulation)?;
@@ -274,6 +323,12 @@ fn restore_states(
         })?;
     }
     Ok(())
+}
+
+/// Where `part`, a slice of `whole`, is in it.
+fn range_in(whole: &[u8], part: &[u8]) -> std::ops::Range<usize> {
+    let start = part.as_ptr() as usize - whole.as_ptr() as usize;
+    start..start + part.len()
 }
 
 /// A snapshot that contradicts itself.

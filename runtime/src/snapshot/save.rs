@@ -1,13 +1,14 @@
 //! `Simulation::save`: the bench between two steps, as bytes.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use super::error::SaveError;
 use super::fingerprint::fingerprints;
-use super::format::{self, Body, EventRecord, ModelRecord, TypeRecord};
+use super::format::{self, Body, Bytes, EventRecord, ModelRecord, TypeRecord};
 use super::handle::{ModelHandle, Reports, SavedState};
 use super::hooks::StateError;
 use super::keys::{self, SaveKeys};
@@ -79,33 +80,40 @@ impl Simulation {
 
     /// The snapshot's bytes.
     fn snapshot(&mut self) -> Result<Vec<u8>, SaveError> {
-        let registry = std::mem::take(&mut self.saveable);
-        let result = self.snapshot_with(&registry);
+        let mut registry = std::mem::take(&mut self.saveable);
+        let result = self.snapshot_with(&mut registry);
         self.saveable = registry;
         result
     }
 
     /// The snapshot's bytes, the models being those of `registry`.
-    fn snapshot_with(&mut self, registry: &Registry) -> Result<Vec<u8>, SaveError> {
+    fn snapshot_with(&mut self, registry: &mut Registry) -> Result<Vec<u8>, SaveError> {
         if let Some(error) = self.fatal_error() {
             return Err(SaveError::Simulation(error));
         }
+        // The connections do not change once the bench is built: their
+        // checksums are computed at the first save.
+        if registry.connections.is_none() {
+            registry.connections = Some(fingerprints(&self.topology()));
+        }
+        let registry = &*registry;
         let handles = saveable_handles(registry)?;
-        let (events, keys) = pending_events(self, &handles)?;
-        let states = model_states(self, registry, &handles, keys)?;
-        let topology = self.topology();
-        let connections = fingerprints(&topology);
-        let (types, type_of) = type_table(registry);
+        let events = pending_events(self, &handles)?;
+        let states = model_states(self, registry, &handles, events.keys.clone())?;
+        let (types, type_of) = type_table(registry, &handles);
+        let connections = registry.connections.as_deref().unwrap_or_default();
         let models = registry
             .models
             .iter()
-            .zip(states)
-            .map(|(model, (seq, state))| ModelRecord {
-                path: model.path.to_string(),
-                type_index: type_of[model.type_name],
-                seq,
-                connections: connections.get(model.path.as_str()).copied().unwrap_or(0),
-                state,
+            .zip(&states)
+            .zip(type_of)
+            .enumerate()
+            .map(|(index, ((model, (seq, state)), type_index))| ModelRecord {
+                path: model.path.as_str(),
+                type_index,
+                seq: *seq,
+                connections: connections.get(index).copied().unwrap_or(0),
+                state: Bytes(state),
             })
             .collect();
         let body = Body {
@@ -113,7 +121,7 @@ impl Simulation {
             bench_seq: self.core().bench_seq(),
             types,
             models,
-            events,
+            events: events.records(),
         };
         format::encode(&body).map_err(|error| SaveError::Io(error.to_string()))
     }
@@ -137,6 +145,30 @@ fn saveable_handles(registry: &Registry) -> Result<Vec<&dyn ModelHandle>, SaveEr
         .collect()
 }
 
+/// The pending events, their payloads, and the numbers of their keys.
+struct PendingEvents {
+    /// One per live event, in queue order, its payload not filled in yet.
+    records: Vec<EventRecord<'static>>,
+    /// The payloads, in the same order.
+    payloads: Vec<Vec<u8>>,
+    /// The numbers of the events' keys.
+    keys: Arc<SaveKeys>,
+}
+
+impl PendingEvents {
+    /// The records, with their payloads.
+    fn records(&self) -> Vec<EventRecord<'_>> {
+        self.records
+            .iter()
+            .zip(&self.payloads)
+            .map(|(record, payload)| EventRecord {
+                payload: Bytes(payload),
+                ..*record
+            })
+            .collect()
+    }
+}
+
 /// The pending events, in queue order, and the numbers of their keys.
 ///
 /// The events are taken out of the schedule and put back after (their
@@ -146,7 +178,7 @@ fn saveable_handles(registry: &Registry) -> Result<Vec<&dyn ModelHandle>, SaveEr
 fn pending_events(
     simulation: &Simulation,
     handles: &[&dyn ModelHandle],
-) -> Result<(Vec<EventRecord>, Arc<SaveKeys>), SaveError> {
+) -> Result<PendingEvents, SaveError> {
     let _driving = simulation.drive();
     let entries = simulation.core().take_pending();
     let records = event_records(&entries, handles);
@@ -161,12 +193,7 @@ fn pending_events(
 fn event_records(
     entries: &[Entry],
     handles: &[&dyn ModelHandle],
-) -> Result<(Vec<EventRecord>, Arc<SaveKeys>), SaveError> {
-    let recipients: HashMap<usize, u32> = handles
-        .iter()
-        .enumerate()
-        .map(|(index, handle)| (handle.recipient(), index as u32))
-        .collect();
+) -> Result<PendingEvents, SaveError> {
     let mut live: Vec<&Entry> = entries.iter().filter(|e| !e.is_cancelled()).collect();
     live.sort_unstable_by_key(|entry| entry.order);
     let mut keys = SaveKeys::default();
@@ -182,20 +209,64 @@ fn event_records(
         numbers.push(number);
     }
     let keys = Arc::new(keys);
-    let records = live
-        .iter()
-        .zip(numbers)
-        .map(|(entry, key)| {
-            let mut record = keys::saving(&keys, || event_record(entry, &recipients))?;
-            record.key = key;
-            Ok(record)
-        })
-        .collect::<Result<_, SaveError>>()?;
-    Ok((records, keys))
+    // The recipients' places, only if anything is pending.
+    let recipients: RecipientMap = if live.is_empty() {
+        RecipientMap::default()
+    } else {
+        let places = handles.iter().enumerate();
+        places
+            .map(|(i, handle)| (handle.recipient(), i as u32))
+            .collect()
+    };
+    let mut records = Vec::with_capacity(live.len());
+    let mut payloads = Vec::with_capacity(live.len());
+    for (entry, key) in live.iter().zip(numbers) {
+        let (record, payload) = keys::saving(&keys, || event_record(entry, &recipients))?;
+        records.push(EventRecord { key, ..record });
+        payloads.push(payload);
+    }
+    Ok(PendingEvents {
+        records,
+        payloads,
+        keys,
+    })
 }
 
-/// The record of one pending event, its key not numbered yet.
-fn event_record(entry: &Entry, recipients: &HashMap<usize, u32>) -> Result<EventRecord, SaveError> {
+/// Mailbox identities (addresses) to model places.
+type RecipientMap = HashMap<usize, u32, BuildHasherDefault<AddressHasher>>;
+
+/// Hashes a mailbox's address: multiplied by an odd constant, so that the
+/// aligned low bits do not all land in the same buckets (SipHash resists
+/// chosen keys, which addresses are not, at several times the cost).
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(self.0.rotate_left(8) ^ u64::from(byte));
+        }
+    }
+
+    fn write_usize(&mut self, address: usize) {
+        self.write_u64(address as u64);
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+    }
+}
+
+/// The record of one pending event (its key not numbered yet) and its
+/// payload.
+fn event_record(
+    entry: &Entry,
+    recipients: &RecipientMap,
+) -> Result<(EventRecord<'static>, Vec<u8>), SaveError> {
     let mut payload = Vec::new();
     let failed = |reason: String| SaveError::Event {
         event: entry.action.describe(),
@@ -213,19 +284,20 @@ fn event_record(entry: &Entry, recipients: &HashMap<usize, u32>) -> Result<Event
     let model = *recipients
         .get(&saved.recipient)
         .ok_or_else(|| failed("its recipient is not a model of this bench".to_string()))?;
-    Ok(EventRecord {
+    let record = EventRecord {
         time: entry.order.time.as_nanos(),
         origin: entry.order.origin,
         seq: entry.order.seq,
         model,
-        port: saved.port.to_string(),
+        port: saved.port,
         period: entry
             .action
             .period()
             .map(|p| u64::try_from(p.as_nanos()).unwrap_or(u64::MAX)),
         key: 0,
-        payload,
-    })
+        payload: Bytes::default(),
+    };
+    Ok((record, payload))
 }
 
 /// Every model's next sequence number and state, saved by its own task.
@@ -261,22 +333,33 @@ fn model_states(
     Ok(states)
 }
 
-/// Each model type once, in order of first appearance, and its index.
-fn type_table(registry: &Registry) -> (Vec<TypeRecord>, HashMap<&'static str, u32>) {
-    let mut types = Vec::new();
-    let mut index = HashMap::new();
-    for model in &registry.models {
-        let Some(handle) = &model.handle else {
-            continue;
+/// Each model type once, in order of first appearance, and each model's
+/// type index. A type is recognised by its name's address first (models
+/// of one type, added one after the other, share it), by its name if that
+/// differs.
+fn type_table<'r>(
+    registry: &'r Registry,
+    handles: &[&dyn ModelHandle],
+) -> (Vec<TypeRecord<'r>>, Vec<u32>) {
+    let mut types: Vec<TypeRecord<'r>> = Vec::new();
+    let mut by_name: HashMap<&str, u32> = HashMap::new();
+    let mut last: Option<(&'static str, u32)> = None;
+    let mut type_of = Vec::with_capacity(handles.len());
+    for (model, handle) in registry.models.iter().zip(handles) {
+        let name = model.type_name;
+        let index = match last {
+            Some((seen, index)) if std::ptr::eq(seen, name) => index,
+            _ => *by_name.entry(name).or_insert_with(|| {
+                types.push(TypeRecord {
+                    name,
+                    version: handle.version(),
+                    fields: handle.fields().to_vec(),
+                });
+                (types.len() - 1) as u32
+            }),
         };
-        index.entry(model.type_name).or_insert_with(|| {
-            types.push(TypeRecord {
-                name: model.type_name.to_string(),
-                version: handle.version(),
-                fields: handle.fields().iter().map(|f| f.to_string()).collect(),
-            });
-            (types.len() - 1) as u32
-        });
+        last = Some((name, index));
+        type_of.push(index);
     }
-    (types, index)
+    (types, type_of)
 }
