@@ -30,9 +30,12 @@ use std::time::Duration;
 use causim::prelude::*;
 use causim::SchedulingError;
 use causim_record::{Kind, Recordable, Recording, Series, Value};
+use serde::{Deserialize, Serialize};
+
+use crate::saved_time::SavedTime;
 
 /// The machine's states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     /// Switched off.
     Off,
@@ -116,7 +119,7 @@ pub struct Firing {
 }
 
 /// The machine's timings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MachineSpec {
     /// Longest heating before a fault.
     pub heat_timeout: Duration,
@@ -140,7 +143,7 @@ impl Default for MachineSpec {
 }
 
 /// What the machine counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MachineStats {
     /// Cups brewed to the end.
     pub cups: u32,
@@ -159,7 +162,7 @@ pub struct MachineStats {
 }
 
 /// The controller: states, buttons and timeouts.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct CoffeeMachine {
     /// Switches the boiler.
@@ -171,15 +174,16 @@ pub struct CoffeeMachine {
     pub firings: Output<Firing>,
     /// Timings.
     spec: MachineSpec,
-    /// The current state.
-    state: State,
+    /// The current state (`current`, not `state`: `#[model(save)]`
+    /// does not yet accept a saved field named `state`).
+    current: State,
     /// The key of each armed timer, by [`Timer::slot`].
     keys: [Option<EventKey>; 4],
     /// Counters.
     stats: MachineStats,
 }
 
-#[model]
+#[model(save)]
 impl CoffeeMachine {
     /// A machine with `spec` timings, switched off.
     pub fn new(spec: MachineSpec) -> Self {
@@ -188,7 +192,7 @@ impl CoffeeMachine {
             transitions: Output::new(),
             firings: Output::new(),
             spec,
-            state: State::Off,
+            current: State::Off,
             keys: [None, None, None, None],
             stats: MachineStats::default(),
         }
@@ -197,7 +201,7 @@ impl CoffeeMachine {
     /// The power button: on from `Off`, off (and reset) from anywhere else.
     #[input]
     pub async fn power(&mut self, cx: &mut Context<Self>) {
-        if self.state == State::Off {
+        if self.current == State::Off {
             self.boiler.send(true).await;
             self.arm(Timer::HeatTimeout, cx);
             self.go(State::Heating, Cause::PowerButton, cx).await;
@@ -209,7 +213,7 @@ impl CoffeeMachine {
     /// The brew button: only means something in `Ready`.
     #[input]
     pub async fn brew(&mut self, cx: &mut Context<Self>) {
-        if self.state != State::Ready {
+        if self.current != State::Ready {
             self.stats.ignored_presses += 1;
             return;
         }
@@ -221,7 +225,7 @@ impl CoffeeMachine {
     /// The stop button: abandons a brew in progress.
     #[input]
     pub async fn stop(&mut self, cx: &mut Context<Self>) {
-        if !matches!(self.state, State::Grinding | State::Brewing) {
+        if !matches!(self.current, State::Grinding | State::Brewing) {
             self.stats.ignored_presses += 1;
             return;
         }
@@ -235,7 +239,7 @@ impl CoffeeMachine {
     /// The boiler reached brewing temperature.
     #[input]
     pub async fn boiler_ready(&mut self, cx: &mut Context<Self>) {
-        if self.state != State::Heating {
+        if self.current != State::Heating {
             return;
         }
         self.disarm(Timer::HeatTimeout);
@@ -246,7 +250,7 @@ impl CoffeeMachine {
     /// Heating took too long: the element or its sensor is broken.
     #[input]
     pub async fn heat_timeout(&mut self, cx: &mut Context<Self>) {
-        if self.fired(Timer::HeatTimeout, cx).await && self.state == State::Heating {
+        if self.fired(Timer::HeatTimeout, cx).await && self.current == State::Heating {
             self.boiler.send(false).await;
             self.go(State::Fault, Cause::Timer(Timer::HeatTimeout), cx)
                 .await;
@@ -256,7 +260,7 @@ impl CoffeeMachine {
     /// Nobody wanted coffee for a while.
     #[input]
     pub async fn auto_off(&mut self, cx: &mut Context<Self>) {
-        if self.fired(Timer::AutoOff, cx).await && self.state == State::Ready {
+        if self.fired(Timer::AutoOff, cx).await && self.current == State::Ready {
             self.switch_off(Cause::Timer(Timer::AutoOff), cx).await;
         }
     }
@@ -264,7 +268,7 @@ impl CoffeeMachine {
     /// The grinder is done: start the pump.
     #[input]
     pub async fn grind_done(&mut self, cx: &mut Context<Self>) {
-        if self.fired(Timer::GrindDone, cx).await && self.state == State::Grinding {
+        if self.fired(Timer::GrindDone, cx).await && self.current == State::Grinding {
             self.arm(Timer::BrewDone, cx);
             self.go(State::Brewing, Cause::Timer(Timer::GrindDone), cx)
                 .await;
@@ -274,7 +278,7 @@ impl CoffeeMachine {
     /// The cup is full.
     #[input]
     pub async fn brew_done(&mut self, cx: &mut Context<Self>) {
-        if self.fired(Timer::BrewDone, cx).await && self.state == State::Brewing {
+        if self.fired(Timer::BrewDone, cx).await && self.current == State::Brewing {
             self.stats.cups += 1;
             self.arm(Timer::AutoOff, cx);
             self.go(State::Ready, Cause::Timer(Timer::BrewDone), cx)
@@ -301,11 +305,11 @@ impl CoffeeMachine {
     async fn go(&mut self, to: State, cause: Cause, cx: &mut Context<Self>) {
         let transition = Transition {
             time: cx.time(),
-            from: self.state,
+            from: self.current,
             to,
             cause,
         };
-        self.state = to;
+        self.current = to;
         self.transitions.send(transition).await;
     }
 
@@ -353,7 +357,7 @@ impl CoffeeMachine {
 }
 
 /// The boiler's thermal design.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BoilerSpec {
     /// Heat capacity of the water and the block, J/K.
     pub capacity_j_per_k: f64,
@@ -381,7 +385,7 @@ impl Default for BoilerSpec {
 }
 
 /// A boiler that heats towards its target, then holds it.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Boiler {
     /// Sent when the target temperature is reached.
@@ -394,7 +398,7 @@ pub struct Boiler {
     /// The water temperature at `updated`, °C.
     temperature_c: f64,
     /// When the temperature was last brought up to date.
-    updated: SimTime,
+    updated: SavedTime,
     /// Whether the machine asks for heat.
     heating: bool,
     /// Whether the thermostat holds the target (reached and heating).
@@ -403,7 +407,7 @@ pub struct Boiler {
     reached: Option<EventKey>,
 }
 
-#[model]
+#[model(save)]
 impl Boiler {
     /// A cold boiler.
     pub fn new(spec: BoilerSpec) -> Self {
@@ -412,7 +416,7 @@ impl Boiler {
             spec,
             element_w: spec.element_w,
             temperature_c: spec.ambient_c,
-            updated: SimTime::ZERO,
+            updated: SavedTime(SimTime::ZERO),
             heating: false,
             holding: false,
             reached: None,
@@ -462,8 +466,8 @@ impl Boiler {
 
     /// Brings the temperature up to `now`, exactly.
     fn advance(&mut self, now: SimTime) {
-        let dt = (now - self.updated).as_secs_f64();
-        self.updated = now;
+        let dt = (now - self.updated.0).as_secs_f64();
+        self.updated = SavedTime(now);
         if self.holding {
             return;
         }

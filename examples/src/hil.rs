@@ -42,6 +42,8 @@ use causim::realtime::session::{LoggingInjector, Replay, SessionLog};
 use causim::realtime::{Lateness, SystemClock};
 use serde::{Deserialize, Serialize};
 
+use crate::saved_time::SavedTime;
+
 /// The control loop's period.
 pub const CONTROL_PERIOD: Duration = Duration::from_millis(100);
 /// The housekeeping telemetry's period.
@@ -105,7 +107,7 @@ impl fmt::Display for Housekeeping {
 
 /// A panel losing heat to space, warmed by a 20 W heater:
 /// `C dT/dt = P − k (T − T_space)`, advanced exactly between messages.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Thermal {
     /// Temperature, °C.
@@ -113,7 +115,7 @@ pub struct Thermal {
     /// Heater state.
     heater_on: bool,
     /// When `celsius` was last brought up to date.
-    updated: SimTime,
+    updated: SavedTime,
 }
 
 /// Heat capacity, J/K.
@@ -125,28 +127,28 @@ const SPACE: f64 = -20.0;
 /// Heater power, W.
 const HEATER_W: f64 = 20.0;
 
-#[model]
+#[model(save)]
 impl Thermal {
     /// A panel at `celsius`, heater off.
     pub fn new(celsius: f64) -> Self {
         Thermal {
             celsius,
             heater_on: false,
-            updated: SimTime::ZERO,
+            updated: SavedTime(SimTime::ZERO),
         }
     }
 
     /// Brings the temperature up to `now`.
     fn advance(&mut self, now: SimTime) {
         let dt = now
-            .checked_duration_since(self.updated)
+            .checked_duration_since(self.updated.0)
             .unwrap_or_default()
             .as_secs_f64();
         let power = if self.heater_on { HEATER_W } else { 0.0 };
         let equilibrium = SPACE + power / CONDUCTANCE;
         let decay = (-CONDUCTANCE * dt / CAPACITY).exp();
         self.celsius = equilibrium + (self.celsius - equilibrium) * decay;
-        self.updated = now;
+        self.updated = SavedTime(now);
     }
 
     /// Switches the heater.
@@ -166,7 +168,7 @@ impl Thermal {
 
 /// The on-board software: a 10 Hz thermal control loop and 1 Hz
 /// housekeeping.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Obsw {
     /// Switches the heater.
@@ -187,7 +189,7 @@ pub struct Obsw {
     celsius: f64,
 }
 
-#[model]
+#[model(save)]
 impl Obsw {
     /// Nominal mode, regulating at `setpoint`.
     pub fn new(setpoint: f64) -> Self {
@@ -264,16 +266,18 @@ impl Obsw {
 
 /// Sends each housekeeping frame to the ground over UDP (or nowhere, in
 /// a replay).
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Radio {
-    /// The socket and the ground station's address.
+    /// The socket and the ground station's address: not saved (a socket
+    /// is not state), the rebuilt bench gives the radio its own.
+    #[transient]
     downlink: Option<(UdpSocket, std::net::SocketAddr)>,
     /// Frames sent.
     sent: u64,
 }
 
-#[model]
+#[model(save)]
 impl Radio {
     /// A radio sending to `downlink`, if any.
     pub fn new(downlink: Option<(UdpSocket, std::net::SocketAddr)>) -> Self {

@@ -23,4 +23,5 @@ pub mod coffee;
 pub mod hil;
 pub mod output;
 pub mod power;
+pub mod saved_time;
 pub mod thermostat;

@@ -44,6 +44,7 @@ use causim::prelude::*;
 use causim::topology::Topology;
 use causim::SchedulingError;
 use causim_record::{Recording, Series};
+use serde::{Deserialize, Serialize};
 
 pub mod subsystems;
 
@@ -62,7 +63,7 @@ pub const BUS_PHASE: Duration = Duration::from_secs(5);
 ///
 /// Starts at sunrise; eclipse begins after the sunlit part of each orbit and
 /// ends with the orbit.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Orbit {
     /// `true` at sunrise, `false` at eclipse entry.
@@ -70,7 +71,7 @@ pub struct Orbit {
     pub sunlit: Output<bool>,
 }
 
-#[model]
+#[model(save)]
 impl Orbit {
     /// Schedules both transitions as periodic events, once per orbit.
     #[init]
@@ -100,7 +101,7 @@ impl Orbit {
 /// The tracker delivers the wing's power whatever the bus voltage, so the
 /// current it gives is `power / volts`. Power is proportional to the
 /// illumination: full sun or none (penumbra lasts seconds and is ignored).
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct SolarArray {
     /// Electrical power in full sun, W.
@@ -109,7 +110,7 @@ pub struct SolarArray {
     illumination: f64,
 }
 
-#[model]
+#[model(save)]
 impl SolarArray {
     /// A wing of `area_m2` with cells of `efficiency`, starting in sunlight.
     pub fn new(area_m2: f64, efficiency: f64) -> Self {
@@ -135,7 +136,7 @@ impl SolarArray {
 }
 
 /// How a load draws current.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum LoadKind {
     /// A heater element: `I = V / R`.
     Resistive {
@@ -150,7 +151,7 @@ pub enum LoadKind {
 }
 
 /// A switchable load on the power line.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Load {
     /// How it draws current when on.
@@ -159,7 +160,7 @@ pub struct Load {
     on: bool,
 }
 
-#[model]
+#[model(save)]
 impl Load {
     /// A load of `kind`, initially `on` or off.
     pub fn new(kind: LoadKind, on: bool) -> Self {
@@ -185,7 +186,7 @@ impl Load {
 
 /// The payload's observation plan: on some minutes after each sunrise, for
 /// a fixed time. It schedules its own commands through its context.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Sequencer {
     /// Switches the payload.
@@ -197,7 +198,7 @@ pub struct Sequencer {
     duration: Duration,
 }
 
-#[model]
+#[model(save)]
 impl Sequencer {
     /// Turns the payload on `delay` after each sunrise, for `duration`.
     pub fn new(delay: Duration, duration: Duration) -> Self {
@@ -231,7 +232,7 @@ impl Sequencer {
 }
 
 /// The battery's design values.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BatterySpec {
     /// Usable energy when full, Wh.
     pub capacity_wh: f64,
@@ -280,7 +281,7 @@ pub struct Exchange {
 }
 
 /// The battery's own ledger, read at the end of a run.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BatteryReport {
     /// Stored energy at the start, Wh.
     pub initial_wh: f64,
@@ -297,7 +298,7 @@ pub struct BatteryReport {
 }
 
 /// A battery with a state of charge, efficiencies and a charge limit.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Battery {
     /// Design values.
@@ -306,7 +307,7 @@ pub struct Battery {
     report: BatteryReport,
 }
 
-#[model]
+#[model(save)]
 impl Battery {
     /// A battery of `spec` at state of charge `soc`.
     pub fn new(spec: BatterySpec, soc: f64) -> Self {
@@ -397,7 +398,7 @@ pub struct BusSample {
 }
 
 /// The bus's energy ledger.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct BusLedger {
     /// Energy from the solar array, Wh.
     pub solar_wh: f64,
@@ -414,9 +415,10 @@ pub struct BusLedger {
 }
 
 /// The power held between two samples.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct OperatingPoint {
     /// When it was sampled.
+    #[serde(with = "crate::saved_time::nanos")]
     time: SimTime,
     /// Solar power, W.
     solar_w: f64,
@@ -426,7 +428,7 @@ struct OperatingPoint {
 
 /// The power conditioning and distribution unit: samples the power line,
 /// moves energy in and out of the battery, and keeps the ledger.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct PowerBus {
     /// The solar wings: bus voltage in, current out.
@@ -447,7 +449,7 @@ pub struct PowerBus {
     ledger: BusLedger,
 }
 
-#[model]
+#[model(save)]
 impl PowerBus {
     /// A bus whose battery has mailbox address `battery`.
     pub fn new(battery: &Address<Battery>) -> Self {

@@ -32,6 +32,9 @@ use std::time::Duration;
 use causim::prelude::*;
 use causim::{Progress, SchedulingError};
 use causim_record::{Recording, Series};
+use serde::{Deserialize, Serialize};
+
+use crate::saved_time::SavedTime;
 
 /// One day.
 pub const DAY: Duration = Duration::from_secs(24 * 3600);
@@ -45,7 +48,7 @@ pub const DAY_SETPOINT: f64 = 21.0;
 pub const NIGHT_SETPOINT: f64 = 18.0;
 
 /// The outdoor temperature: a daily sine, coldest at 05:00.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Weather {
     /// The temperature, sent at the start and every hour.
@@ -53,7 +56,7 @@ pub struct Weather {
     pub outdoor: Output<f64>,
 }
 
-#[model]
+#[model(save)]
 impl Weather {
     /// The outdoor temperature at `time`, °C: 4 ± 5.
     pub fn temperature_at(time: SimTime) -> f64 {
@@ -79,7 +82,7 @@ impl Weather {
 }
 
 /// The room's thermal design.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RoomSpec {
     /// Heat capacity, J/K.
     pub capacity_j_per_k: f64,
@@ -98,7 +101,7 @@ impl Default for RoomSpec {
 }
 
 /// The room's energy ledger.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct RoomEnergy {
     /// Temperature at the start, °C.
     pub initial_c: f64,
@@ -111,7 +114,7 @@ pub struct RoomEnergy {
 }
 
 /// A single thermal mass, advanced exactly between events.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Room {
     /// Design values.
@@ -121,12 +124,12 @@ pub struct Room {
     /// Heater power, W.
     heat_w: f64,
     /// When `energy.temperature_c` was last brought up to date.
-    updated: SimTime,
+    updated: SavedTime,
     /// The state and the ledger.
     energy: RoomEnergy,
 }
 
-#[model]
+#[model(save)]
 impl Room {
     /// A room at `temperature_c`, with the heater off.
     pub fn new(spec: RoomSpec, temperature_c: f64) -> Self {
@@ -134,7 +137,7 @@ impl Room {
             spec,
             outdoor_c: temperature_c,
             heat_w: 0.0,
-            updated: SimTime::ZERO,
+            updated: SavedTime(SimTime::ZERO),
             energy: RoomEnergy {
                 initial_c: temperature_c,
                 temperature_c,
@@ -146,8 +149,8 @@ impl Room {
     /// Brings the temperature and the ledger up to `now`, with the exact
     /// solution for constant heating and outdoor temperature.
     fn advance(&mut self, now: SimTime) {
-        let dt = (now - self.updated).as_secs_f64();
-        self.updated = now;
+        let dt = (now - self.updated.0).as_secs_f64();
+        self.updated = SavedTime(now);
         if dt == 0.0 {
             return;
         }
@@ -197,7 +200,7 @@ impl Room {
 }
 
 /// An electric heater: turns on/off commands into power.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Heater {
     /// The power it gives, W.
@@ -211,7 +214,7 @@ pub struct Heater {
     starts: u32,
 }
 
-#[model]
+#[model(save)]
 impl Heater {
     /// A heater of `power_w`, off.
     pub fn new(power_w: f64) -> Self {
@@ -255,7 +258,7 @@ pub struct ThermoSample {
 }
 
 /// A sampling thermostat with hysteresis.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Thermostat {
     /// Reads the room temperature.
@@ -272,7 +275,7 @@ pub struct Thermostat {
     heating: bool,
 }
 
-#[model]
+#[model(save)]
 impl Thermostat {
     /// A thermostat aiming at `setpoint_c`.
     pub fn new(setpoint_c: f64) -> Self {
