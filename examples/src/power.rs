@@ -37,15 +37,17 @@
 //! instant and the run is identical on one thread or several.
 
 use std::fmt;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 use causim::topology::Topology;
-use causim::SchedulingError;
+use causim::{RestoreError, SaveError, SchedulingError};
 use causim_record::{Recording, Series};
 use serde::{Deserialize, Serialize};
 
+pub mod fork;
 pub mod subsystems;
 
 pub use subsystems::Spacecraft;
@@ -635,8 +637,12 @@ struct Endpoints {
     sample: InputRef<PowerBus, ()>,
     /// The bus's ledger.
     ledger: ReplierRef<PowerBus, (), BusLedger>,
+    /// The battery's voltage and state of charge.
+    battery_state: ReplierRef<Battery, (), BatteryState>,
     /// The battery's ledger.
     battery_report: ReplierRef<Battery, (), BatteryReport>,
+    /// Switches the payload instrument.
+    payload: InputRef<Load, bool>,
 }
 
 /// A finished run: the summary, the bus telemetry and the bench's graph.
@@ -652,15 +658,28 @@ pub struct PowerRun {
     pub series: Vec<Series>,
 }
 
+/// What a bench recorded: its bus telemetry and its series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PowerOutputs {
+    /// The bus telemetry not taken yet.
+    pub samples: Vec<BusSample>,
+    /// Every recorded series so far.
+    pub series: Vec<Series>,
+}
+
 /// The assembled bench, run one orbit at a time.
+///
+/// It can be saved between two calls and restored into a bench built
+/// again from the same [`PowerConfig`] ([`PowerBench::save`],
+/// [`PowerBench::restore`]); the restored bench goes on exactly as the
+/// saved one would have, and [`fork::fork`] starts several from one
+/// snapshot.
 #[derive(Debug)]
 pub struct PowerBench {
     /// The simulation.
     simu: Simulation,
     /// What was asked.
     config: PowerConfig,
-    /// Orbits completed.
-    done: u32,
     /// The ports the bench reads the ledgers through.
     endpoints: Endpoints,
     /// Every sunrise (`true`) and eclipse entry (`false`).
@@ -671,11 +690,27 @@ pub struct PowerBench {
     recording: Recording,
 }
 
-impl PowerBench {
-    /// Builds the bench of the module docs: the orbit and the spacecraft
-    /// (see [`subsystems`] for its composites).
-    pub fn new(config: PowerConfig) -> Result<Self, SimulationError> {
-        let mut sat = Spacecraft::new(&config);
+/// What the bench keeps of the bench of the module docs, built but not
+/// started.
+struct Assembly {
+    /// The ports read by the bench.
+    endpoints: Endpoints,
+    /// The survival heater's switch, driven by the bench's timetable.
+    survival_heater: InputRef<Load, bool>,
+    /// Every sunrise and eclipse entry.
+    transitions: EventQueue<bool>,
+    /// The bus telemetry.
+    telemetry: EventQueue<BusSample>,
+    /// The recorders.
+    recording: Recording,
+}
+
+impl Assembly {
+    /// Builds the orbit and the spacecraft (see [`subsystems`] for its
+    /// composites), identically each time: a restore needs the same bench.
+    /// Returns the builder, every model and sink added.
+    fn new(config: &PowerConfig) -> (SimInit, Self) {
+        let mut sat = Spacecraft::new(config);
         let mut orbit = Orbit {
             sunlit: Output::new(),
         };
@@ -691,41 +726,134 @@ impl PowerBench {
         let endpoints = Endpoints {
             sample: sat.power.sample(),
             ledger: sat.power.ledger(),
+            battery_state: sat.power.battery_state(),
             battery_report: sat.power.battery_report(),
+            payload: sat.payload.switch(),
         };
         let survival_heater = sat.thermal.survival_heater();
-        let simu = init
+        let init = init
             .add_model(orbit, Mailbox::new(), "orbit")
             .add_composite(sat, "sat")
             .add_sink(&transitions, "sun transitions")
-            .add_sink(&telemetry, "bus telemetry")
-            .init(SimTime::ZERO)?;
-        schedule_survival_heater(&simu.scheduler(), &survival_heater)?;
-
-        Ok(PowerBench {
-            simu,
-            config,
-            done: 0,
+            .add_sink(&telemetry, "bus telemetry");
+        let assembly = Assembly {
             endpoints,
+            survival_heater,
             transitions,
             telemetry,
             recording,
-        })
+        };
+        (init, assembly)
+    }
+
+    /// The bench around `simu`, started from this assembly's builder.
+    fn bench(
+        self,
+        simu: Simulation,
+        config: PowerConfig,
+    ) -> (PowerBench, InputRef<Load, bool>) {
+        let bench = PowerBench {
+            simu,
+            config,
+            endpoints: self.endpoints,
+            transitions: self.transitions,
+            telemetry: self.telemetry,
+            recording: self.recording,
+        };
+        (bench, self.survival_heater)
+    }
+}
+
+impl PowerBench {
+    /// Builds the bench of the module docs and starts it at time zero.
+    pub fn new(config: PowerConfig) -> Result<Self, SimulationError> {
+        let (init, assembly) = Assembly::new(&config);
+        let simu = init.init(SimTime::ZERO)?;
+        let (bench, survival_heater) = assembly.bench(simu, config);
+        schedule_survival_heater(&bench.simu.scheduler(), &survival_heater)?;
+        Ok(bench)
+    }
+
+    /// Builds the bench of `config` again and continues it from
+    /// `snapshot`, written by [`PowerBench::save`] of a bench of the same
+    /// configuration (the number of threads may differ). The survival
+    /// heater's timetable is not scheduled again: its periodic events are
+    /// in the snapshot. The restored bench's outputs (telemetry, series)
+    /// start empty, at the saved time.
+    pub fn restore(config: PowerConfig, snapshot: impl Read) -> Result<Self, RestoreError> {
+        let (init, assembly) = Assembly::new(&config);
+        let simu = init.restore(snapshot)?;
+        Ok(assembly.bench(simu, config).0)
+    }
+
+    /// Writes the bench's state to `out` (see [`PowerBench::restore`]).
+    pub fn save(&mut self, out: &mut impl Write) -> Result<(), SaveError> {
+        self.simu.save(out)
+    }
+
+    /// The simulation time.
+    pub fn time(&self) -> SimTime {
+        self.simu.time()
+    }
+
+    /// Orbits completed.
+    pub fn completed(&self) -> u32 {
+        let orbits = self.time().as_nanos() / ORBIT_PERIOD.as_nanos() as u64;
+        u32::try_from(orbits).unwrap_or(u32::MAX)
     }
 
     /// Orbits still to run.
     pub fn remaining(&self) -> u32 {
-        self.config.orbits - self.done
+        self.config.orbits.saturating_sub(self.completed())
     }
 
-    /// Runs one more orbit.
+    /// Runs to the end of the current orbit.
     pub fn run_orbit(&mut self) -> Result<(), SimulationError> {
-        self.done += 1;
-        let end = SimTime::ZERO + ORBIT_PERIOD * self.done;
+        let end = SimTime::ZERO + ORBIT_PERIOD * (self.completed() + 1);
         self.simu.step_until(end)
     }
 
+    /// Runs until `time`, the events due at `time` included.
+    pub fn run_until(&mut self, time: SimTime) -> Result<(), SimulationError> {
+        self.simu.step_until(time)
+    }
+
+    /// The battery's state of charge now, 0 to 1.
+    pub fn state_of_charge(&mut self) -> Result<f64, SimulationError> {
+        let battery = &self.endpoints.battery_state;
+        let state = self
+            .simu
+            .process_query(battery.port(), (), battery.address())?;
+        Ok(state.soc)
+    }
+
+    /// Switches the payload instrument now: an operator's command.
+    pub fn switch_payload(&mut self, on: bool) -> Result<(), SimulationError> {
+        self.simu.process(self.endpoints.payload.event(on))
+    }
+
+    /// Plans a payload command at `time`, from the bench.
+    pub fn schedule_payload(&self, time: SimTime, on: bool) -> Result<(), SchedulingError> {
+        let payload = &self.endpoints.payload;
+        self.simu
+            .scheduler()
+            .schedule(time, payload.port(), on, payload.address())
+    }
+
+    /// The telemetry recorded since the last call (or the start), and
+    /// every series so far.
+    pub fn take_outputs(&mut self) -> PowerOutputs {
+        PowerOutputs {
+            samples: self.telemetry.take_all(),
+            series: self.recording.series(),
+        }
+    }
+
     /// Closes the ledger at the current time and returns the results.
+    ///
+    /// The ledgers are the models' own, so they cover the whole run, a
+    /// restored bench's included; the samples, eclipses and series are
+    /// those this bench recorded (since its restore, for a restored one).
     pub fn finish(mut self) -> Result<PowerRun, SimulationError> {
         // One last sample now settles the interval since the previous one,
         // so the ledgers cover the run exactly.
@@ -733,6 +861,7 @@ impl PowerBench {
             sample,
             ledger,
             battery_report,
+            ..
         } = &self.endpoints;
         self.simu.process(sample.event(()))?;
         let bus = self
@@ -746,7 +875,7 @@ impl PowerBench {
         let eclipse_time_s = eclipse_time(&samples);
         Ok(PowerRun {
             summary: PowerSummary {
-                orbits: self.done,
+                orbits: self.completed(),
                 eclipses,
                 eclipse_time_s,
                 bus,
