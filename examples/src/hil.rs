@@ -40,6 +40,7 @@ use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 use causim::realtime::session::{LoggingInjector, Replay, SessionLog};
 use causim::realtime::{Lateness, SystemClock};
+use causim::{RestoreError, SaveError};
 use serde::{Deserialize, Serialize};
 
 use crate::saved_time::SavedTime;
@@ -537,4 +538,75 @@ pub fn replay(
         .schedule(&mut simu)?;
     simu.step_until(end)?;
     Ok(telemetry.take_all())
+}
+
+/// The spacecraft without a clock or a radio link, commanded by the
+/// ground's timetable as events the bench schedules: the HIL bench as a
+/// plain simulation, run as fast as possible, which can be saved between
+/// two steps and restored ([`OfflineBench::save`],
+/// [`OfflineBench::restore`]). The radio's socket is `#[transient]`: a
+/// restored radio keeps the one its rebuilt bench gave it (none here).
+#[derive(Debug)]
+pub struct OfflineBench {
+    /// The simulation.
+    simu: Simulation,
+    /// The housekeeping frames.
+    telemetry: EventQueue<Housekeeping>,
+}
+
+impl OfflineBench {
+    /// The bench at time zero, with the telecommands of a session of
+    /// `duration_s` seconds scheduled at their simulated times.
+    pub fn new(duration_s: u64, threads: usize) -> Result<Self, SimulationError> {
+        let (init, telecommand, bench) = Self::assemble(threads);
+        let bench = bench(init.init(SimTime::ZERO)?);
+        let scheduler = bench.simu.scheduler();
+        for (at, tc) in timetable(duration_s) {
+            let time = SimTime::ZERO + Duration::from_secs_f64(at);
+            scheduler.schedule(time, telecommand.port(), tc, telecommand.address())?;
+        }
+        Ok(bench)
+    }
+
+    /// The bench built again, continuing from `snapshot` (written by
+    /// [`OfflineBench::save`]); the telecommands still due are in it.
+    pub fn restore(threads: usize, snapshot: impl std::io::Read) -> Result<Self, RestoreError> {
+        let (init, _, bench) = Self::assemble(threads);
+        Ok(bench(init.restore(snapshot)?))
+    }
+
+    /// Writes the bench's state to `out`.
+    pub fn save(&mut self, out: &mut impl std::io::Write) -> Result<(), SaveError> {
+        self.simu.save(out)
+    }
+
+    /// Runs until `time`, the events due then included.
+    pub fn run_until(&mut self, time: SimTime) -> Result<(), SimulationError> {
+        self.simu.step_until(time)
+    }
+
+    /// The frames sent since the last call (or the start).
+    pub fn take_telemetry(&mut self) -> Vec<Housekeeping> {
+        self.telemetry.take_all()
+    }
+
+    /// The bench, identically each time: its builder, the telecommand
+    /// input, and what makes the bench around the started simulation.
+    fn assemble(
+        threads: usize,
+    ) -> (
+        SimInit,
+        InputRef<Obsw, Telecommand>,
+        impl FnOnce(Simulation) -> Self,
+    ) {
+        let mut sat = Spacecraft::new(None);
+        let telemetry = EventQueue::new();
+        sat.telemetry().connect_sink(&telemetry);
+        let telecommand = sat.telecommand();
+        let init = SimInit::new()
+            .with_threads(threads)
+            .add_composite(sat, "sat");
+        let bench = move |simu| OfflineBench { simu, telemetry };
+        (init, telecommand, bench)
+    }
 }

@@ -264,3 +264,51 @@ mod coffee {
         }
     }
 }
+
+mod hil {
+    use super::*;
+    use causim_examples::hil::{Housekeeping, OfflineBench};
+
+    const DURATION_S: u64 = 10;
+
+    fn t2() -> SimTime {
+        SimTime::from_secs(DURATION_S)
+    }
+
+    fn uninterrupted(threads: usize) -> Vec<Housekeeping> {
+        let mut bench = OfflineBench::new(DURATION_S, threads).unwrap();
+        bench.run_until(t2()).unwrap();
+        bench.take_telemetry()
+    }
+
+    fn saved_and_restored(t1: SimTime, threads: (usize, usize)) -> Vec<Housekeeping> {
+        let mut bench = OfflineBench::new(DURATION_S, threads.0).unwrap();
+        bench.run_until(t1).unwrap();
+        let before = bench.take_telemetry();
+        let mut snapshot = Vec::new();
+        bench.save(&mut snapshot).unwrap();
+        drop(bench);
+
+        let mut bench = OfflineBench::restore(threads.1, snapshot.as_slice()).unwrap();
+        bench.run_until(t2()).unwrap();
+        [before, bench.take_telemetry()].concat()
+    }
+
+    #[test]
+    fn a_restored_hil_spacecraft_continues_exactly() {
+        // Before safe mode (three telecommands pending), during it, and
+        // after the last telecommand; the panel's temperature, advanced
+        // exactly between messages, carries over to the last digit.
+        for threads in THREADS {
+            let expected = uninterrupted(threads.0);
+            assert!(expected.iter().any(|frame| frame.safe));
+            for t1 in [2_300, 4_000, 7_250].map(SimTime::from_millis) {
+                assert_eq!(
+                    saved_and_restored(t1, threads),
+                    expected,
+                    "saved at {t1} on {threads:?} threads"
+                );
+            }
+        }
+    }
+}
