@@ -33,8 +33,6 @@ use causim::{RestoreError, SaveError, SchedulingError};
 use causim_record::{Kind, Recordable, Recording, Series, Value};
 use serde::{Deserialize, Serialize};
 
-use crate::saved_time::SavedTime;
-
 /// The machine's states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
@@ -175,9 +173,8 @@ pub struct CoffeeMachine {
     pub firings: Output<Firing>,
     /// Timings.
     spec: MachineSpec,
-    /// The current state (`current`, not `state`: `#[model(save)]`
-    /// does not yet accept a saved field named `state`).
-    current: State,
+    /// The current state.
+    state: State,
     /// The key of each armed timer, by [`Timer::slot`].
     keys: [Option<EventKey>; 4],
     /// Counters.
@@ -193,7 +190,7 @@ impl CoffeeMachine {
             transitions: Output::new(),
             firings: Output::new(),
             spec,
-            current: State::Off,
+            state: State::Off,
             keys: [None, None, None, None],
             stats: MachineStats::default(),
         }
@@ -202,7 +199,7 @@ impl CoffeeMachine {
     /// The power button: on from `Off`, off (and reset) from anywhere else.
     #[input]
     pub async fn power(&mut self, cx: &mut Context<Self>) {
-        if self.current == State::Off {
+        if self.state == State::Off {
             self.boiler.send(true).await;
             self.arm(Timer::HeatTimeout, cx);
             self.go(State::Heating, Cause::PowerButton, cx).await;
@@ -214,7 +211,7 @@ impl CoffeeMachine {
     /// The brew button: only means something in `Ready`.
     #[input]
     pub async fn brew(&mut self, cx: &mut Context<Self>) {
-        if self.current != State::Ready {
+        if self.state != State::Ready {
             self.stats.ignored_presses += 1;
             return;
         }
@@ -226,7 +223,7 @@ impl CoffeeMachine {
     /// The stop button: abandons a brew in progress.
     #[input]
     pub async fn stop(&mut self, cx: &mut Context<Self>) {
-        if !matches!(self.current, State::Grinding | State::Brewing) {
+        if !matches!(self.state, State::Grinding | State::Brewing) {
             self.stats.ignored_presses += 1;
             return;
         }
@@ -240,7 +237,7 @@ impl CoffeeMachine {
     /// The boiler reached brewing temperature.
     #[input]
     pub async fn boiler_ready(&mut self, cx: &mut Context<Self>) {
-        if self.current != State::Heating {
+        if self.state != State::Heating {
             return;
         }
         self.disarm(Timer::HeatTimeout);
@@ -251,7 +248,7 @@ impl CoffeeMachine {
     /// Heating took too long: the element or its sensor is broken.
     #[input]
     pub async fn heat_timeout(&mut self, cx: &mut Context<Self>) {
-        if self.fired(Timer::HeatTimeout, cx).await && self.current == State::Heating {
+        if self.fired(Timer::HeatTimeout, cx).await && self.state == State::Heating {
             self.boiler.send(false).await;
             self.go(State::Fault, Cause::Timer(Timer::HeatTimeout), cx)
                 .await;
@@ -261,7 +258,7 @@ impl CoffeeMachine {
     /// Nobody wanted coffee for a while.
     #[input]
     pub async fn auto_off(&mut self, cx: &mut Context<Self>) {
-        if self.fired(Timer::AutoOff, cx).await && self.current == State::Ready {
+        if self.fired(Timer::AutoOff, cx).await && self.state == State::Ready {
             self.switch_off(Cause::Timer(Timer::AutoOff), cx).await;
         }
     }
@@ -269,7 +266,7 @@ impl CoffeeMachine {
     /// The grinder is done: start the pump.
     #[input]
     pub async fn grind_done(&mut self, cx: &mut Context<Self>) {
-        if self.fired(Timer::GrindDone, cx).await && self.current == State::Grinding {
+        if self.fired(Timer::GrindDone, cx).await && self.state == State::Grinding {
             self.arm(Timer::BrewDone, cx);
             self.go(State::Brewing, Cause::Timer(Timer::GrindDone), cx)
                 .await;
@@ -279,7 +276,7 @@ impl CoffeeMachine {
     /// The cup is full.
     #[input]
     pub async fn brew_done(&mut self, cx: &mut Context<Self>) {
-        if self.fired(Timer::BrewDone, cx).await && self.current == State::Brewing {
+        if self.fired(Timer::BrewDone, cx).await && self.state == State::Brewing {
             self.stats.cups += 1;
             self.arm(Timer::AutoOff, cx);
             self.go(State::Ready, Cause::Timer(Timer::BrewDone), cx)
@@ -306,11 +303,11 @@ impl CoffeeMachine {
     async fn go(&mut self, to: State, cause: Cause, cx: &mut Context<Self>) {
         let transition = Transition {
             time: cx.time(),
-            from: self.current,
+            from: self.state,
             to,
             cause,
         };
-        self.current = to;
+        self.state = to;
         self.transitions.send(transition).await;
     }
 
@@ -399,7 +396,7 @@ pub struct Boiler {
     /// The water temperature at `updated`, °C.
     temperature_c: f64,
     /// When the temperature was last brought up to date.
-    updated: SavedTime,
+    updated: SimTime,
     /// Whether the machine asks for heat.
     heating: bool,
     /// Whether the thermostat holds the target (reached and heating).
@@ -417,7 +414,7 @@ impl Boiler {
             spec,
             element_w: spec.element_w,
             temperature_c: spec.ambient_c,
-            updated: SavedTime(SimTime::ZERO),
+            updated: SimTime::ZERO,
             heating: false,
             holding: false,
             reached: None,
@@ -467,8 +464,8 @@ impl Boiler {
 
     /// Brings the temperature up to `now`, exactly.
     fn advance(&mut self, now: SimTime) {
-        let dt = (now - self.updated.0).as_secs_f64();
-        self.updated = SavedTime(now);
+        let dt = (now - self.updated).as_secs_f64();
+        self.updated = now;
         if self.holding {
             return;
         }

@@ -43,8 +43,6 @@ use causim::realtime::{Lateness, SystemClock};
 use causim::{RestoreError, SaveError};
 use serde::{Deserialize, Serialize};
 
-use crate::saved_time::SavedTime;
-
 /// The control loop's period.
 pub const CONTROL_PERIOD: Duration = Duration::from_millis(100);
 /// The housekeeping telemetry's period.
@@ -116,7 +114,7 @@ pub struct Thermal {
     /// Heater state.
     heater_on: bool,
     /// When `celsius` was last brought up to date.
-    updated: SavedTime,
+    updated: SimTime,
 }
 
 /// Heat capacity, J/K.
@@ -135,21 +133,21 @@ impl Thermal {
         Thermal {
             celsius,
             heater_on: false,
-            updated: SavedTime(SimTime::ZERO),
+            updated: SimTime::ZERO,
         }
     }
 
     /// Brings the temperature up to `now`.
     fn advance(&mut self, now: SimTime) {
         let dt = now
-            .checked_duration_since(self.updated.0)
+            .checked_duration_since(self.updated)
             .unwrap_or_default()
             .as_secs_f64();
         let power = if self.heater_on { HEATER_W } else { 0.0 };
         let equilibrium = SPACE + power / CONDUCTANCE;
         let decay = (-CONDUCTANCE * dt / CAPACITY).exp();
         self.celsius = equilibrium + (self.celsius - equilibrium) * decay;
-        self.updated = SavedTime(now);
+        self.updated = now;
     }
 
     /// Switches the heater.

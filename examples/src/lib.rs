@@ -20,7 +20,6 @@
 //!   thread, the session logged and replayed exactly.
 //! - [`output`]: what the binaries share: command-line options, where
 //!   files go, CSV, SVG plots and the progress bar.
-//! - [`saved_time`]: a simulation time in a model's saved state.
 //!
 //! Every bench can be saved between two steps and restored into the same
 //! bench built again (`PowerBench::save` and `restore`, and likewise for
@@ -32,5 +31,4 @@ pub mod coffee;
 pub mod hil;
 pub mod output;
 pub mod power;
-pub mod saved_time;
 pub mod thermostat;

@@ -420,7 +420,6 @@ pub struct BusLedger {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct OperatingPoint {
     /// When it was sampled.
-    #[serde(with = "crate::saved_time::nanos")]
     time: SimTime,
     /// Solar power, W.
     solar_w: f64,

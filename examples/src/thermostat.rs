@@ -35,8 +35,6 @@ use causim::{Progress, RestoreError, SaveError, SchedulingError};
 use causim_record::{Recording, Series};
 use serde::{Deserialize, Serialize};
 
-use crate::saved_time::SavedTime;
-
 /// One day.
 pub const DAY: Duration = Duration::from_secs(24 * 3600);
 /// The thermostat's sampling period.
@@ -125,7 +123,7 @@ pub struct Room {
     /// Heater power, W.
     heat_w: f64,
     /// When `energy.temperature_c` was last brought up to date.
-    updated: SavedTime,
+    updated: SimTime,
     /// The state and the ledger.
     energy: RoomEnergy,
 }
@@ -138,7 +136,7 @@ impl Room {
             spec,
             outdoor_c: temperature_c,
             heat_w: 0.0,
-            updated: SavedTime(SimTime::ZERO),
+            updated: SimTime::ZERO,
             energy: RoomEnergy {
                 initial_c: temperature_c,
                 temperature_c,
@@ -150,8 +148,8 @@ impl Room {
     /// Brings the temperature and the ledger up to `now`, with the exact
     /// solution for constant heating and outdoor temperature.
     fn advance(&mut self, now: SimTime) {
-        let dt = (now - self.updated.0).as_secs_f64();
-        self.updated = SavedTime(now);
+        let dt = (now - self.updated).as_secs_f64();
+        self.updated = now;
         if dt == 0.0 {
             return;
         }
