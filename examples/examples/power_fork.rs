@@ -74,7 +74,10 @@ fn example() -> Result<(), AnyError> {
             100.0 * outcome.final_soc,
         );
         if outcome.unmet_wh > 0.0 {
-            println!("{:<26}brown-out: {:.1} Wh not supplied", "", outcome.unmet_wh);
+            println!(
+                "{:<26}brown-out: {:.1} Wh not supplied",
+                "", outcome.unmet_wh
+            );
         }
     }
 

@@ -746,11 +746,7 @@ impl Assembly {
     }
 
     /// The bench around `simu`, started from this assembly's builder.
-    fn bench(
-        self,
-        simu: Simulation,
-        config: PowerConfig,
-    ) -> (PowerBench, InputRef<Load, bool>) {
+    fn bench(self, simu: Simulation, config: PowerConfig) -> (PowerBench, InputRef<Load, bool>) {
         let bench = PowerBench {
             simu,
             config,

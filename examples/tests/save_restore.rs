@@ -184,7 +184,10 @@ mod thermostat {
         for threads in THREADS {
             let expected = uninterrupted(threads.0);
             for t1_hours in [5, 19] {
-                assert_spans(&expected.series, SimTime::from_secs(u64::from(t1_hours) * 3600));
+                assert_spans(
+                    &expected.series,
+                    SimTime::from_secs(u64::from(t1_hours) * 3600),
+                );
                 let restored = saved_and_restored(t1_hours, threads);
                 assert!(
                     restored == expected,
@@ -197,7 +200,9 @@ mod thermostat {
 
 mod coffee {
     use super::*;
-    use causim_examples::coffee::{CoffeeBench, Firing, MachineStats, Transition, MORNING, RUN_LENGTH};
+    use causim_examples::coffee::{
+        CoffeeBench, Firing, MachineStats, Transition, MORNING, RUN_LENGTH,
+    };
 
     #[derive(Debug, PartialEq)]
     struct Recorded {

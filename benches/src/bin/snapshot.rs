@@ -76,7 +76,11 @@ impl Cell {
     fn poke(&mut self, n: u64) {
         self.count += n + 1;
         self.level = self.level * 0.5 + n as f64;
-        self.mode = if n % 2 == 0 { Mode::Even } else { Mode::Busy };
+        self.mode = if n.is_multiple_of(2) {
+            Mode::Even
+        } else {
+            Mode::Busy
+        };
         self.mark = Some(n as u32);
     }
 
@@ -180,7 +184,11 @@ fn bench(row: Row, threads: usize) -> (SimInit, Address<Cell>) {
             phase: (index % 1000) as u32,
             count: index as u64 * 7919,
             level: index as f64 * 0.25,
-            mode: if index % 3 == 0 { Mode::Idle } else { Mode::Busy },
+            mode: if index % 3 == 0 {
+                Mode::Idle
+            } else {
+                Mode::Busy
+            },
             mark: (index % 2 == 0).then_some(index as u32),
         };
         let mailbox = Mailbox::new();
@@ -226,13 +234,17 @@ fn run_once(row: Row, threads: usize) -> Result<Timing, String> {
 
     let (init, last) = bench(row, threads);
     let started = Instant::now();
-    let mut restored = init.restore(snapshot.as_slice()).map_err(|e| e.to_string())?;
+    let mut restored = init
+        .restore(snapshot.as_slice())
+        .map_err(|e| e.to_string())?;
     let restore = started.elapsed();
     let restored_count = restored
         .process_query(Cell::ports().count, (), &last)
         .map_err(|e| e.to_string())?;
     if restored_count != count || first_step(&mut restored, &last)? != expected_step {
-        return Err(format!("{row:?}: the restored bench differs from the saved one"));
+        return Err(format!(
+            "{row:?}: the restored bench differs from the saved one"
+        ));
     }
     Ok(Timing {
         start,
@@ -254,7 +266,11 @@ fn first_step(simu: &mut Simulation, last: &Address<Cell>) -> Result<(SimTime, u
 /// The median and the range of `values`.
 fn median(mut values: Vec<Duration>) -> (Duration, Duration, Duration) {
     values.sort();
-    (values[values.len() / 2], values[0], values[values.len() - 1])
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
 }
 
 /// Milliseconds, as the table prints them.

@@ -107,7 +107,10 @@ pub fn fork(config: PowerConfig, scenarios: &[Scenario]) -> Result<Fork, ForkErr
             })
             .collect();
         runs.into_iter()
-            .map(|run| run.join().map_err(|_| ForkError::from("a scenario panicked"))?)
+            .map(|run| {
+                run.join()
+                    .map_err(|_| ForkError::from("a scenario panicked"))?
+            })
             .collect::<Result<Vec<_>, ForkError>>()
     })?;
     Ok(Fork {

@@ -20,8 +20,8 @@ use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 
 use super::{
-    avionics, battery_heater, payload, survival_heater, Battery, BatteryReport, BatteryState, BusLedger,
-    BusSample, Load, PowerBus, PowerConfig, Sequencer, SolarArray,
+    avionics, battery_heater, payload, survival_heater, Battery, BatteryReport, BatteryState,
+    BusLedger, BusSample, Load, PowerBus, PowerConfig, Sequencer, SolarArray,
 };
 
 /// A model with its mailbox, before the bench takes both.
