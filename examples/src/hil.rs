@@ -521,21 +521,33 @@ pub fn replay(
     log_bytes: &[u8],
     end: SimTime,
 ) -> Result<Vec<Housekeeping>, Box<dyn std::error::Error + Send + Sync>> {
-    let log = SessionLog::read_from(log_bytes)?;
-    let mut sat = Spacecraft::new(None);
-    let telemetry = EventQueue::new();
-    sat.telemetry().connect_sink(&telemetry);
-    let (telecommand, setpoint) = (sat.telecommand(), sat.setpoint());
-    let mut simu = SimInit::new()
-        .with_threads(1)
-        .add_composite(sat, "sat")
-        .init(SimTime::ZERO)?;
-    Replay::new(&log)
-        .input(&telecommand)
-        .replier(&setpoint)
-        .schedule(&mut simu)?;
-    simu.step_until(end)?;
-    Ok(telemetry.take_all())
+    let mut bench = OfflineBench::replay(log_bytes, 1)?;
+    bench.run_until(end)?;
+    Ok(bench.take_telemetry())
+}
+
+/// Any error of a replay.
+pub type ReplayError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The spacecraft's ports a replay applies the log through.
+#[derive(Debug, Clone)]
+struct ReplayPorts {
+    /// The telecommand input.
+    telecommand: InputRef<Obsw, Telecommand>,
+    /// The setpoint query.
+    setpoint: ReplierRef<Obsw, (), f64>,
+}
+
+impl ReplayPorts {
+    /// Queues the inputs of session log `log_bytes` into `simu`.
+    fn replay(&self, log_bytes: &[u8], simu: &mut Simulation) -> Result<(), ReplayError> {
+        let log = SessionLog::read_from(log_bytes)?;
+        Replay::new(&log)
+            .input(&self.telecommand)
+            .replier(&self.setpoint)
+            .schedule(simu)?;
+        Ok(())
+    }
 }
 
 /// The spacecraft without a clock or a radio link, commanded by the
@@ -556,9 +568,10 @@ impl OfflineBench {
     /// The bench at time zero, with the telecommands of a session of
     /// `duration_s` seconds scheduled at their simulated times.
     pub fn new(duration_s: u64, threads: usize) -> Result<Self, SimulationError> {
-        let (init, telecommand, bench) = Self::assemble(threads);
+        let (init, ports, bench) = Self::assemble(threads);
         let bench = bench(init.init(SimTime::ZERO)?);
         let scheduler = bench.simu.scheduler();
+        let telecommand = ports.telecommand;
         for (at, tc) in timetable(duration_s) {
             let time = SimTime::ZERO + Duration::from_secs_f64(at);
             scheduler.schedule(time, telecommand.port(), tc, telecommand.address())?;
@@ -571,6 +584,30 @@ impl OfflineBench {
     pub fn restore(threads: usize, snapshot: impl std::io::Read) -> Result<Self, RestoreError> {
         let (init, _, bench) = Self::assemble(threads);
         Ok(bench(init.restore(snapshot)?))
+    }
+
+    /// The bench at time zero, replaying session log `log_bytes` (as
+    /// [`replay`] does).
+    pub fn replay(log_bytes: &[u8], threads: usize) -> Result<Self, ReplayError> {
+        let (init, ports, bench) = Self::assemble(threads);
+        let mut bench = bench(init.init(SimTime::ZERO)?);
+        ports.replay(log_bytes, &mut bench.simu)?;
+        Ok(bench)
+    }
+
+    /// A replaying bench built again from its `snapshot`, the log's
+    /// inputs still to come replayed into it: a snapshot holds no injected
+    /// input that was not applied yet, and the guide says to give it
+    /// again with the rebuilt bench.
+    pub fn restore_replay(
+        log_bytes: &[u8],
+        threads: usize,
+        snapshot: impl std::io::Read,
+    ) -> Result<Self, ReplayError> {
+        let (init, ports, bench) = Self::assemble(threads);
+        let mut bench = bench(init.restore(snapshot)?);
+        ports.replay(log_bytes, &mut bench.simu)?;
+        Ok(bench)
     }
 
     /// Writes the bench's state to `out`.
@@ -588,23 +625,20 @@ impl OfflineBench {
         self.telemetry.take_all()
     }
 
-    /// The bench, identically each time: its builder, the telecommand
-    /// input, and what makes the bench around the started simulation.
-    fn assemble(
-        threads: usize,
-    ) -> (
-        SimInit,
-        InputRef<Obsw, Telecommand>,
-        impl FnOnce(Simulation) -> Self,
-    ) {
+    /// The bench, identically each time: its builder, the ports a replay
+    /// uses, and what makes the bench around the started simulation.
+    fn assemble(threads: usize) -> (SimInit, ReplayPorts, impl FnOnce(Simulation) -> Self) {
         let mut sat = Spacecraft::new(None);
         let telemetry = EventQueue::new();
         sat.telemetry().connect_sink(&telemetry);
-        let telecommand = sat.telecommand();
+        let ports = ReplayPorts {
+            telecommand: sat.telecommand(),
+            setpoint: sat.setpoint(),
+        };
         let init = SimInit::new()
             .with_threads(threads)
             .add_composite(sat, "sat");
         let bench = move |simu| OfflineBench { simu, telemetry };
-        (init, telecommand, bench)
+        (init, ports, bench)
     }
 }
