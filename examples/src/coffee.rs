@@ -25,14 +25,16 @@
 //! heating timeout turns into a fault.
 
 use std::fmt;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 use causim::prelude::*;
-use causim::SchedulingError;
+use causim::{RestoreError, SaveError, SchedulingError};
 use causim_record::{Kind, Recordable, Recording, Series, Value};
+use serde::{Deserialize, Serialize};
 
 /// The machine's states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     /// Switched off.
     Off,
@@ -116,7 +118,7 @@ pub struct Firing {
 }
 
 /// The machine's timings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MachineSpec {
     /// Longest heating before a fault.
     pub heat_timeout: Duration,
@@ -140,7 +142,7 @@ impl Default for MachineSpec {
 }
 
 /// What the machine counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MachineStats {
     /// Cups brewed to the end.
     pub cups: u32,
@@ -159,7 +161,7 @@ pub struct MachineStats {
 }
 
 /// The controller: states, buttons and timeouts.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct CoffeeMachine {
     /// Switches the boiler.
@@ -179,7 +181,7 @@ pub struct CoffeeMachine {
     stats: MachineStats,
 }
 
-#[model]
+#[model(save)]
 impl CoffeeMachine {
     /// A machine with `spec` timings, switched off.
     pub fn new(spec: MachineSpec) -> Self {
@@ -353,7 +355,7 @@ impl CoffeeMachine {
 }
 
 /// The boiler's thermal design.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BoilerSpec {
     /// Heat capacity of the water and the block, J/K.
     pub capacity_j_per_k: f64,
@@ -381,7 +383,7 @@ impl Default for BoilerSpec {
 }
 
 /// A boiler that heats towards its target, then holds it.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Boiler {
     /// Sent when the target temperature is reached.
@@ -403,7 +405,7 @@ pub struct Boiler {
     reached: Option<EventKey>,
 }
 
-#[model]
+#[model(save)]
 impl Boiler {
     /// A cold boiler.
     pub fn new(spec: BoilerSpec) -> Self {
@@ -612,59 +614,165 @@ pub const STATES: [State; 6] = [
     State::Fault,
 ];
 
+/// What a bench recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoffeeOutputs {
+    /// The state changes not taken yet.
+    pub transitions: Vec<Transition>,
+    /// The timeouts that fired, not taken yet.
+    pub firings: Vec<Firing>,
+    /// Every recorded series so far.
+    pub series: Vec<Series>,
+}
+
+/// The machine, its boiler and a morning of customers.
+///
+/// It can be saved between two calls and restored into a bench built
+/// again ([`CoffeeBench::save`], [`CoffeeBench::restore`]).
+#[derive(Debug)]
+pub struct CoffeeBench {
+    /// The simulation.
+    simu: Simulation,
+    /// The machine, for its counters.
+    machine: Address<CoffeeMachine>,
+    /// The boiler, for the element's failure.
+    boiler: Address<Boiler>,
+    /// Every state change.
+    transitions: EventQueue<Transition>,
+    /// Every timeout that fired.
+    firings: EventQueue<Firing>,
+    /// The machine's state and the boiler's command.
+    recording: Recording,
+    /// The press the customer plans and cancels at [`CANCEL_AT`], while
+    /// it is pending: the bench holds its key.
+    planned: Option<EventKey>,
+}
+
+impl CoffeeBench {
+    /// A machine switched off at time zero, with `steps` scheduled and
+    /// the press at [`CANCELLED_PRESS_AT`] planned (and cancelled at
+    /// [`CANCEL_AT`] by [`CoffeeBench::run_until`]).
+    pub fn new(steps: &[Step], threads: usize) -> Result<Self, SimulationError> {
+        let (init, bench) = Self::assemble(threads);
+        let mut bench = bench(init.init(SimTime::ZERO)?);
+        let scheduler = bench.simu.scheduler();
+        for step in steps {
+            schedule_step(&scheduler, step, &bench.machine, &bench.boiler)?;
+        }
+        // A customer plans a press, then changes their mind.
+        let planned = scheduler.schedule_keyed(
+            SimTime::from_secs(CANCELLED_PRESS_AT),
+            CoffeeMachine::ports().brew,
+            (),
+            &bench.machine,
+        )?;
+        bench.planned = Some(planned);
+        Ok(bench)
+    }
+
+    /// The bench built again, continuing from `snapshot`, written by
+    /// [`CoffeeBench::save`]: the machine's state and its armed timeouts
+    /// (their keys too), the boiler's, and the customers' pending steps.
+    pub fn restore(threads: usize, snapshot: impl Read) -> Result<Self, RestoreError> {
+        let (init, bench) = Self::assemble(threads);
+        Ok(bench(init.restore(snapshot)?))
+    }
+
+    /// Writes the bench's state to `out` (see [`CoffeeBench::restore`]).
+    ///
+    /// Save after [`CANCEL_AT`]. Before it, the planned press is pending
+    /// and saved, but its key is the bench's, not a model's: a snapshot
+    /// holds the keys models keep in their state, and the restored bench
+    /// would have no key to cancel the press with (it would brew a third
+    /// cup).
+    pub fn save(&mut self, out: &mut impl Write) -> Result<(), SaveError> {
+        self.simu.save(out)
+    }
+
+    /// Runs until `time`, the events due then included; cancels the
+    /// planned press at [`CANCEL_AT`] on the way.
+    pub fn run_until(&mut self, time: SimTime) -> Result<(), SimulationError> {
+        let cancel_at = SimTime::from_secs(CANCEL_AT);
+        if self.planned.is_some() && time >= cancel_at {
+            self.simu.step_until(cancel_at)?;
+            if let Some(planned) = self.planned.take() {
+                planned.cancel();
+            }
+        }
+        self.simu.step_until(time)
+    }
+
+    /// The machine's counters.
+    pub fn stats(&mut self) -> Result<MachineStats, SimulationError> {
+        self.simu
+            .process_query(CoffeeMachine::ports().stats, (), &self.machine)
+    }
+
+    /// The transitions and firings recorded since the last call (or the
+    /// start), and every series so far.
+    pub fn take_outputs(&mut self) -> CoffeeOutputs {
+        CoffeeOutputs {
+            transitions: self.transitions.take_all(),
+            firings: self.firings.take_all(),
+            series: self.recording.series(),
+        }
+    }
+
+    /// The bench, identically each time (a restore needs the same bench):
+    /// its builder, and what makes the bench around the simulation once it
+    /// is started.
+    fn assemble(threads: usize) -> (SimInit, impl FnOnce(Simulation) -> Self) {
+        let machine_mb = Mailbox::new();
+        let boiler_mb = Mailbox::new();
+        let mut machine = CoffeeMachine::new(MachineSpec::default());
+        machine.boiler.connect(Boiler::ports().heat, &boiler_mb);
+        let transitions = EventQueue::new();
+        let firings = EventQueue::new();
+        machine.transitions.connect_sink(&transitions);
+        machine.firings.connect_sink(&firings);
+        let init = SimInit::new().with_threads(threads);
+        let recording = Recording::new(init.time_view());
+        let state = recording.record_map("coffee machine/state", |t: &Transition| t.to);
+        machine.transitions.connect_sink(state.sink());
+        machine
+            .boiler
+            .connect_sink(recording.record::<bool>("coffee machine/boiler").sink());
+        let mut boiler = Boiler::new(BoilerSpec::default());
+        boiler
+            .ready
+            .connect(CoffeeMachine::ports().boiler_ready, &machine_mb);
+
+        let machine_addr = machine_mb.address();
+        let boiler_addr = boiler_mb.address();
+        let init = init
+            .add_model(machine, machine_mb, "coffee machine")
+            .add_model(boiler, boiler_mb, "boiler");
+        let bench = move |simu| CoffeeBench {
+            simu,
+            machine: machine_addr,
+            boiler: boiler_addr,
+            transitions,
+            firings,
+            recording,
+            planned: None,
+        };
+        (init, bench)
+    }
+}
+
 /// Plays `steps` on a fresh machine for `RUN_LENGTH` seconds.
 pub fn run(steps: &[Step], threads: usize) -> Result<CoffeeRun, SimulationError> {
-    let machine_mb = Mailbox::new();
-    let boiler_mb = Mailbox::new();
-    let mut machine = CoffeeMachine::new(MachineSpec::default());
-    machine.boiler.connect(Boiler::ports().heat, &boiler_mb);
-    let transitions = EventQueue::new();
-    let firings = EventQueue::new();
-    machine.transitions.connect_sink(&transitions);
-    machine.firings.connect_sink(&firings);
-    let init = SimInit::new().with_threads(threads);
-    let recording = Recording::new(init.time_view());
-    let state = recording.record_map("coffee machine/state", |t: &Transition| t.to);
-    machine.transitions.connect_sink(state.sink());
-    machine
-        .boiler
-        .connect_sink(recording.record::<bool>("coffee machine/boiler").sink());
-    let mut boiler = Boiler::new(BoilerSpec::default());
-    boiler
-        .ready
-        .connect(CoffeeMachine::ports().boiler_ready, &machine_mb);
-
-    let machine_addr = machine_mb.address();
-    let boiler_addr = boiler_mb.address();
-    let mut simu = init
-        .add_model(machine, machine_mb, "coffee machine")
-        .add_model(boiler, boiler_mb, "boiler")
-        .init(SimTime::ZERO)?;
-
-    let scheduler = simu.scheduler();
-    for step in steps {
-        schedule_step(&scheduler, step, &machine_addr, &boiler_addr)?;
-    }
-    // A customer plans a press, then changes their mind.
-    let planned = scheduler.schedule_keyed(
-        SimTime::from_secs(CANCELLED_PRESS_AT),
-        CoffeeMachine::ports().brew,
-        (),
-        &machine_addr,
-    )?;
-    simu.step_until(SimTime::from_secs(CANCEL_AT))?;
-    planned.cancel();
-    simu.step_until(SimTime::from_secs(RUN_LENGTH))?;
-
-    let stats = simu.process_query(CoffeeMachine::ports().stats, (), &machine_addr)?;
-    let transitions = transitions.take_all();
-    let time_in_state = time_in_state(&transitions, SimTime::from_secs(RUN_LENGTH));
+    let mut bench = CoffeeBench::new(steps, threads)?;
+    bench.run_until(SimTime::from_secs(RUN_LENGTH))?;
+    let stats = bench.stats()?;
+    let outputs = bench.take_outputs();
+    let time_in_state = time_in_state(&outputs.transitions, SimTime::from_secs(RUN_LENGTH));
     Ok(CoffeeRun {
-        transitions,
-        firings: firings.take_all(),
+        transitions: outputs.transitions,
+        firings: outputs.firings,
         stats,
         time_in_state,
-        series: recording.series(),
+        series: outputs.series,
     })
 }
 

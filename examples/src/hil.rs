@@ -40,6 +40,7 @@ use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 use causim::realtime::session::{LoggingInjector, Replay, SessionLog};
 use causim::realtime::{Lateness, SystemClock};
+use causim::{RestoreError, SaveError};
 use serde::{Deserialize, Serialize};
 
 /// The control loop's period.
@@ -105,7 +106,7 @@ impl fmt::Display for Housekeeping {
 
 /// A panel losing heat to space, warmed by a 20 W heater:
 /// `C dT/dt = P − k (T − T_space)`, advanced exactly between messages.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Thermal {
     /// Temperature, °C.
@@ -125,7 +126,7 @@ const SPACE: f64 = -20.0;
 /// Heater power, W.
 const HEATER_W: f64 = 20.0;
 
-#[model]
+#[model(save)]
 impl Thermal {
     /// A panel at `celsius`, heater off.
     pub fn new(celsius: f64) -> Self {
@@ -166,7 +167,7 @@ impl Thermal {
 
 /// The on-board software: a 10 Hz thermal control loop and 1 Hz
 /// housekeeping.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Obsw {
     /// Switches the heater.
@@ -187,7 +188,7 @@ pub struct Obsw {
     celsius: f64,
 }
 
-#[model]
+#[model(save)]
 impl Obsw {
     /// Nominal mode, regulating at `setpoint`.
     pub fn new(setpoint: f64) -> Self {
@@ -264,16 +265,18 @@ impl Obsw {
 
 /// Sends each housekeeping frame to the ground over UDP (or nowhere, in
 /// a replay).
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Radio {
-    /// The socket and the ground station's address.
+    /// The socket and the ground station's address: not saved (a socket
+    /// is not state), the rebuilt bench gives the radio its own.
+    #[transient]
     downlink: Option<(UdpSocket, std::net::SocketAddr)>,
     /// Frames sent.
     sent: u64,
 }
 
-#[model]
+#[model(save)]
 impl Radio {
     /// A radio sending to `downlink`, if any.
     pub fn new(downlink: Option<(UdpSocket, std::net::SocketAddr)>) -> Self {
@@ -518,19 +521,124 @@ pub fn replay(
     log_bytes: &[u8],
     end: SimTime,
 ) -> Result<Vec<Housekeeping>, Box<dyn std::error::Error + Send + Sync>> {
-    let log = SessionLog::read_from(log_bytes)?;
-    let mut sat = Spacecraft::new(None);
-    let telemetry = EventQueue::new();
-    sat.telemetry().connect_sink(&telemetry);
-    let (telecommand, setpoint) = (sat.telecommand(), sat.setpoint());
-    let mut simu = SimInit::new()
-        .with_threads(1)
-        .add_composite(sat, "sat")
-        .init(SimTime::ZERO)?;
-    Replay::new(&log)
-        .input(&telecommand)
-        .replier(&setpoint)
-        .schedule(&mut simu)?;
-    simu.step_until(end)?;
-    Ok(telemetry.take_all())
+    let mut bench = OfflineBench::replay(log_bytes, 1)?;
+    bench.run_until(end)?;
+    Ok(bench.take_telemetry())
+}
+
+/// Any error of a replay.
+pub type ReplayError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The spacecraft's ports a replay applies the log through.
+#[derive(Debug, Clone)]
+struct ReplayPorts {
+    /// The telecommand input.
+    telecommand: InputRef<Obsw, Telecommand>,
+    /// The setpoint query.
+    setpoint: ReplierRef<Obsw, (), f64>,
+}
+
+impl ReplayPorts {
+    /// Queues the inputs of session log `log_bytes` into `simu`.
+    fn replay(&self, log_bytes: &[u8], simu: &mut Simulation) -> Result<(), ReplayError> {
+        let log = SessionLog::read_from(log_bytes)?;
+        Replay::new(&log)
+            .input(&self.telecommand)
+            .replier(&self.setpoint)
+            .schedule(simu)?;
+        Ok(())
+    }
+}
+
+/// The spacecraft without a clock or a radio link, commanded by the
+/// ground's timetable as events the bench schedules: the HIL bench as a
+/// plain simulation, run as fast as possible, which can be saved between
+/// two steps and restored ([`OfflineBench::save`],
+/// [`OfflineBench::restore`]). The radio's socket is `#[transient]`: a
+/// restored radio keeps the one its rebuilt bench gave it (none here).
+#[derive(Debug)]
+pub struct OfflineBench {
+    /// The simulation.
+    simu: Simulation,
+    /// The housekeeping frames.
+    telemetry: EventQueue<Housekeeping>,
+}
+
+impl OfflineBench {
+    /// The bench at time zero, with the telecommands of a session of
+    /// `duration_s` seconds scheduled at their simulated times.
+    pub fn new(duration_s: u64, threads: usize) -> Result<Self, SimulationError> {
+        let (init, ports, bench) = Self::assemble(threads);
+        let bench = bench(init.init(SimTime::ZERO)?);
+        let scheduler = bench.simu.scheduler();
+        let telecommand = ports.telecommand;
+        for (at, tc) in timetable(duration_s) {
+            let time = SimTime::ZERO + Duration::from_secs_f64(at);
+            scheduler.schedule(time, telecommand.port(), tc, telecommand.address())?;
+        }
+        Ok(bench)
+    }
+
+    /// The bench built again, continuing from `snapshot` (written by
+    /// [`OfflineBench::save`]); the telecommands still due are in it.
+    pub fn restore(threads: usize, snapshot: impl std::io::Read) -> Result<Self, RestoreError> {
+        let (init, _, bench) = Self::assemble(threads);
+        Ok(bench(init.restore(snapshot)?))
+    }
+
+    /// The bench at time zero, replaying session log `log_bytes` (as
+    /// [`replay`] does).
+    pub fn replay(log_bytes: &[u8], threads: usize) -> Result<Self, ReplayError> {
+        let (init, ports, bench) = Self::assemble(threads);
+        let mut bench = bench(init.init(SimTime::ZERO)?);
+        ports.replay(log_bytes, &mut bench.simu)?;
+        Ok(bench)
+    }
+
+    /// A replaying bench built again from its `snapshot`, the log's
+    /// inputs still to come replayed into it: a snapshot holds no injected
+    /// input that was not applied yet, and the guide says to give it
+    /// again with the rebuilt bench.
+    pub fn restore_replay(
+        log_bytes: &[u8],
+        threads: usize,
+        snapshot: impl std::io::Read,
+    ) -> Result<Self, ReplayError> {
+        let (init, ports, bench) = Self::assemble(threads);
+        let mut bench = bench(init.restore(snapshot)?);
+        ports.replay(log_bytes, &mut bench.simu)?;
+        Ok(bench)
+    }
+
+    /// Writes the bench's state to `out`.
+    pub fn save(&mut self, out: &mut impl std::io::Write) -> Result<(), SaveError> {
+        self.simu.save(out)
+    }
+
+    /// Runs until `time`, the events due then included.
+    pub fn run_until(&mut self, time: SimTime) -> Result<(), SimulationError> {
+        self.simu.step_until(time)
+    }
+
+    /// The frames sent since the last call (or the start).
+    pub fn take_telemetry(&mut self) -> Vec<Housekeeping> {
+        self.telemetry.take_all()
+    }
+
+    /// The bench, identically each time: its builder, the ports a replay
+    /// uses, and what makes the bench around the started simulation.
+    fn assemble(threads: usize) -> (SimInit, ReplayPorts, impl FnOnce(Simulation) -> Self) {
+        let mut sat = Spacecraft::new(None);
+        let telemetry = EventQueue::new();
+        sat.telemetry().connect_sink(&telemetry);
+        let ports = ReplayPorts {
+            telecommand: sat.telecommand(),
+            setpoint: sat.setpoint(),
+        };
+        let init = SimInit::new()
+            .with_threads(threads)
+            .add_composite(sat, "sat");
+        let bench = move |simu| OfflineBench { simu, telemetry };
+        (init, ports, bench)
+    }
 }

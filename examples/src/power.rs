@@ -37,14 +37,17 @@
 //! instant and the run is identical on one thread or several.
 
 use std::fmt;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 use causim::topology::Topology;
-use causim::SchedulingError;
+use causim::{RestoreError, SaveError, SchedulingError};
 use causim_record::{Recording, Series};
+use serde::{Deserialize, Serialize};
 
+pub mod fork;
 pub mod subsystems;
 
 pub use subsystems::Spacecraft;
@@ -62,7 +65,7 @@ pub const BUS_PHASE: Duration = Duration::from_secs(5);
 ///
 /// Starts at sunrise; eclipse begins after the sunlit part of each orbit and
 /// ends with the orbit.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Orbit {
     /// `true` at sunrise, `false` at eclipse entry.
@@ -70,7 +73,7 @@ pub struct Orbit {
     pub sunlit: Output<bool>,
 }
 
-#[model]
+#[model(save)]
 impl Orbit {
     /// Schedules both transitions as periodic events, once per orbit.
     #[init]
@@ -100,7 +103,7 @@ impl Orbit {
 /// The tracker delivers the wing's power whatever the bus voltage, so the
 /// current it gives is `power / volts`. Power is proportional to the
 /// illumination: full sun or none (penumbra lasts seconds and is ignored).
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct SolarArray {
     /// Electrical power in full sun, W.
@@ -109,7 +112,7 @@ pub struct SolarArray {
     illumination: f64,
 }
 
-#[model]
+#[model(save)]
 impl SolarArray {
     /// A wing of `area_m2` with cells of `efficiency`, starting in sunlight.
     pub fn new(area_m2: f64, efficiency: f64) -> Self {
@@ -135,7 +138,7 @@ impl SolarArray {
 }
 
 /// How a load draws current.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum LoadKind {
     /// A heater element: `I = V / R`.
     Resistive {
@@ -150,7 +153,7 @@ pub enum LoadKind {
 }
 
 /// A switchable load on the power line.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Load {
     /// How it draws current when on.
@@ -159,7 +162,7 @@ pub struct Load {
     on: bool,
 }
 
-#[model]
+#[model(save)]
 impl Load {
     /// A load of `kind`, initially `on` or off.
     pub fn new(kind: LoadKind, on: bool) -> Self {
@@ -185,7 +188,7 @@ impl Load {
 
 /// The payload's observation plan: on some minutes after each sunrise, for
 /// a fixed time. It schedules its own commands through its context.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Sequencer {
     /// Switches the payload.
@@ -197,7 +200,7 @@ pub struct Sequencer {
     duration: Duration,
 }
 
-#[model]
+#[model(save)]
 impl Sequencer {
     /// Turns the payload on `delay` after each sunrise, for `duration`.
     pub fn new(delay: Duration, duration: Duration) -> Self {
@@ -231,7 +234,7 @@ impl Sequencer {
 }
 
 /// The battery's design values.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BatterySpec {
     /// Usable energy when full, Wh.
     pub capacity_wh: f64,
@@ -280,7 +283,7 @@ pub struct Exchange {
 }
 
 /// The battery's own ledger, read at the end of a run.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BatteryReport {
     /// Stored energy at the start, Wh.
     pub initial_wh: f64,
@@ -297,7 +300,7 @@ pub struct BatteryReport {
 }
 
 /// A battery with a state of charge, efficiencies and a charge limit.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Battery {
     /// Design values.
@@ -306,7 +309,7 @@ pub struct Battery {
     report: BatteryReport,
 }
 
-#[model]
+#[model(save)]
 impl Battery {
     /// A battery of `spec` at state of charge `soc`.
     pub fn new(spec: BatterySpec, soc: f64) -> Self {
@@ -397,7 +400,7 @@ pub struct BusSample {
 }
 
 /// The bus's energy ledger.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct BusLedger {
     /// Energy from the solar array, Wh.
     pub solar_wh: f64,
@@ -414,7 +417,7 @@ pub struct BusLedger {
 }
 
 /// The power held between two samples.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct OperatingPoint {
     /// When it was sampled.
     time: SimTime,
@@ -426,7 +429,7 @@ struct OperatingPoint {
 
 /// The power conditioning and distribution unit: samples the power line,
 /// moves energy in and out of the battery, and keeps the ledger.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct PowerBus {
     /// The solar wings: bus voltage in, current out.
@@ -447,7 +450,7 @@ pub struct PowerBus {
     ledger: BusLedger,
 }
 
-#[model]
+#[model(save)]
 impl PowerBus {
     /// A bus whose battery has mailbox address `battery`.
     pub fn new(battery: &Address<Battery>) -> Self {
@@ -633,8 +636,12 @@ struct Endpoints {
     sample: InputRef<PowerBus, ()>,
     /// The bus's ledger.
     ledger: ReplierRef<PowerBus, (), BusLedger>,
+    /// The battery's voltage and state of charge.
+    battery_state: ReplierRef<Battery, (), BatteryState>,
     /// The battery's ledger.
     battery_report: ReplierRef<Battery, (), BatteryReport>,
+    /// Switches the payload instrument.
+    payload: InputRef<Load, bool>,
 }
 
 /// A finished run: the summary, the bus telemetry and the bench's graph.
@@ -650,15 +657,28 @@ pub struct PowerRun {
     pub series: Vec<Series>,
 }
 
+/// What a bench recorded: its bus telemetry and its series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PowerOutputs {
+    /// The bus telemetry not taken yet.
+    pub samples: Vec<BusSample>,
+    /// Every recorded series so far.
+    pub series: Vec<Series>,
+}
+
 /// The assembled bench, run one orbit at a time.
+///
+/// It can be saved between two calls and restored into a bench built
+/// again from the same [`PowerConfig`] ([`PowerBench::save`],
+/// [`PowerBench::restore`]); the restored bench goes on exactly as the
+/// saved one would have, and [`fork::fork`] starts several from one
+/// snapshot.
 #[derive(Debug)]
 pub struct PowerBench {
     /// The simulation.
     simu: Simulation,
     /// What was asked.
     config: PowerConfig,
-    /// Orbits completed.
-    done: u32,
     /// The ports the bench reads the ledgers through.
     endpoints: Endpoints,
     /// Every sunrise (`true`) and eclipse entry (`false`).
@@ -669,11 +689,27 @@ pub struct PowerBench {
     recording: Recording,
 }
 
-impl PowerBench {
-    /// Builds the bench of the module docs: the orbit and the spacecraft
-    /// (see [`subsystems`] for its composites).
-    pub fn new(config: PowerConfig) -> Result<Self, SimulationError> {
-        let mut sat = Spacecraft::new(&config);
+/// What the bench keeps of the bench of the module docs, built but not
+/// started.
+struct Assembly {
+    /// The ports read by the bench.
+    endpoints: Endpoints,
+    /// The survival heater's switch, driven by the bench's timetable.
+    survival_heater: InputRef<Load, bool>,
+    /// Every sunrise and eclipse entry.
+    transitions: EventQueue<bool>,
+    /// The bus telemetry.
+    telemetry: EventQueue<BusSample>,
+    /// The recorders.
+    recording: Recording,
+}
+
+impl Assembly {
+    /// Builds the orbit and the spacecraft (see [`subsystems`] for its
+    /// composites), identically each time: a restore needs the same bench.
+    /// Returns the builder, every model and sink added.
+    fn new(config: &PowerConfig) -> (SimInit, Self) {
+        let mut sat = Spacecraft::new(config);
         let mut orbit = Orbit {
             sunlit: Output::new(),
         };
@@ -689,41 +725,130 @@ impl PowerBench {
         let endpoints = Endpoints {
             sample: sat.power.sample(),
             ledger: sat.power.ledger(),
+            battery_state: sat.power.battery_state(),
             battery_report: sat.power.battery_report(),
+            payload: sat.payload.switch(),
         };
         let survival_heater = sat.thermal.survival_heater();
-        let simu = init
+        let init = init
             .add_model(orbit, Mailbox::new(), "orbit")
             .add_composite(sat, "sat")
             .add_sink(&transitions, "sun transitions")
-            .add_sink(&telemetry, "bus telemetry")
-            .init(SimTime::ZERO)?;
-        schedule_survival_heater(&simu.scheduler(), &survival_heater)?;
-
-        Ok(PowerBench {
-            simu,
-            config,
-            done: 0,
+            .add_sink(&telemetry, "bus telemetry");
+        let assembly = Assembly {
             endpoints,
+            survival_heater,
             transitions,
             telemetry,
             recording,
-        })
+        };
+        (init, assembly)
+    }
+
+    /// The bench around `simu`, started from this assembly's builder.
+    fn bench(self, simu: Simulation, config: PowerConfig) -> (PowerBench, InputRef<Load, bool>) {
+        let bench = PowerBench {
+            simu,
+            config,
+            endpoints: self.endpoints,
+            transitions: self.transitions,
+            telemetry: self.telemetry,
+            recording: self.recording,
+        };
+        (bench, self.survival_heater)
+    }
+}
+
+impl PowerBench {
+    /// Builds the bench of the module docs and starts it at time zero.
+    pub fn new(config: PowerConfig) -> Result<Self, SimulationError> {
+        let (init, assembly) = Assembly::new(&config);
+        let simu = init.init(SimTime::ZERO)?;
+        let (bench, survival_heater) = assembly.bench(simu, config);
+        schedule_survival_heater(&bench.simu.scheduler(), &survival_heater)?;
+        Ok(bench)
+    }
+
+    /// Builds the bench of `config` again and continues it from
+    /// `snapshot`, written by [`PowerBench::save`] of a bench of the same
+    /// configuration (the number of threads may differ). The survival
+    /// heater's timetable is not scheduled again: its periodic events are
+    /// in the snapshot. The restored bench's outputs (telemetry, series)
+    /// start empty, at the saved time.
+    pub fn restore(config: PowerConfig, snapshot: impl Read) -> Result<Self, RestoreError> {
+        let (init, assembly) = Assembly::new(&config);
+        let simu = init.restore(snapshot)?;
+        Ok(assembly.bench(simu, config).0)
+    }
+
+    /// Writes the bench's state to `out` (see [`PowerBench::restore`]).
+    pub fn save(&mut self, out: &mut impl Write) -> Result<(), SaveError> {
+        self.simu.save(out)
+    }
+
+    /// The simulation time.
+    pub fn time(&self) -> SimTime {
+        self.simu.time()
+    }
+
+    /// Orbits completed.
+    pub fn completed(&self) -> u32 {
+        let orbits = self.time().as_nanos() / ORBIT_PERIOD.as_nanos() as u64;
+        u32::try_from(orbits).unwrap_or(u32::MAX)
     }
 
     /// Orbits still to run.
     pub fn remaining(&self) -> u32 {
-        self.config.orbits - self.done
+        self.config.orbits.saturating_sub(self.completed())
     }
 
-    /// Runs one more orbit.
+    /// Runs to the end of the current orbit.
     pub fn run_orbit(&mut self) -> Result<(), SimulationError> {
-        self.done += 1;
-        let end = SimTime::ZERO + ORBIT_PERIOD * self.done;
+        let end = SimTime::ZERO + ORBIT_PERIOD * (self.completed() + 1);
         self.simu.step_until(end)
     }
 
+    /// Runs until `time`, the events due at `time` included.
+    pub fn run_until(&mut self, time: SimTime) -> Result<(), SimulationError> {
+        self.simu.step_until(time)
+    }
+
+    /// The battery's state of charge now, 0 to 1.
+    pub fn state_of_charge(&mut self) -> Result<f64, SimulationError> {
+        let battery = &self.endpoints.battery_state;
+        let state = self
+            .simu
+            .process_query(battery.port(), (), battery.address())?;
+        Ok(state.soc)
+    }
+
+    /// Switches the payload instrument now: an operator's command.
+    pub fn switch_payload(&mut self, on: bool) -> Result<(), SimulationError> {
+        self.simu.process(self.endpoints.payload.event(on))
+    }
+
+    /// Plans a payload command at `time`, from the bench.
+    pub fn schedule_payload(&self, time: SimTime, on: bool) -> Result<(), SchedulingError> {
+        let payload = &self.endpoints.payload;
+        self.simu
+            .scheduler()
+            .schedule(time, payload.port(), on, payload.address())
+    }
+
+    /// The telemetry recorded since the last call (or the start), and
+    /// every series so far.
+    pub fn take_outputs(&mut self) -> PowerOutputs {
+        PowerOutputs {
+            samples: self.telemetry.take_all(),
+            series: self.recording.series(),
+        }
+    }
+
     /// Closes the ledger at the current time and returns the results.
+    ///
+    /// The ledgers are the models' own, so they cover the whole run, a
+    /// restored bench's included; the samples, eclipses and series are
+    /// those this bench recorded (since its restore, for a restored one).
     pub fn finish(mut self) -> Result<PowerRun, SimulationError> {
         // One last sample now settles the interval since the previous one,
         // so the ledgers cover the run exactly.
@@ -731,6 +856,7 @@ impl PowerBench {
             sample,
             ledger,
             battery_report,
+            ..
         } = &self.endpoints;
         self.simu.process(sample.event(()))?;
         let bus = self
@@ -744,7 +870,7 @@ impl PowerBench {
         let eclipse_time_s = eclipse_time(&samples);
         Ok(PowerRun {
             summary: PowerSummary {
-                orbits: self.done,
+                orbits: self.completed(),
                 eclipses,
                 eclipse_time_s,
                 bus,

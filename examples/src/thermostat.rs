@@ -27,11 +27,13 @@
 
 use std::f64::consts::TAU;
 use std::fmt;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 use causim::prelude::*;
-use causim::{Progress, SchedulingError};
+use causim::{Progress, RestoreError, SaveError, SchedulingError};
 use causim_record::{Recording, Series};
+use serde::{Deserialize, Serialize};
 
 /// One day.
 pub const DAY: Duration = Duration::from_secs(24 * 3600);
@@ -45,7 +47,7 @@ pub const DAY_SETPOINT: f64 = 21.0;
 pub const NIGHT_SETPOINT: f64 = 18.0;
 
 /// The outdoor temperature: a daily sine, coldest at 05:00.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Weather {
     /// The temperature, sent at the start and every hour.
@@ -53,7 +55,7 @@ pub struct Weather {
     pub outdoor: Output<f64>,
 }
 
-#[model]
+#[model(save)]
 impl Weather {
     /// The outdoor temperature at `time`, °C: 4 ± 5.
     pub fn temperature_at(time: SimTime) -> f64 {
@@ -79,7 +81,7 @@ impl Weather {
 }
 
 /// The room's thermal design.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RoomSpec {
     /// Heat capacity, J/K.
     pub capacity_j_per_k: f64,
@@ -98,7 +100,7 @@ impl Default for RoomSpec {
 }
 
 /// The room's energy ledger.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct RoomEnergy {
     /// Temperature at the start, °C.
     pub initial_c: f64,
@@ -111,7 +113,7 @@ pub struct RoomEnergy {
 }
 
 /// A single thermal mass, advanced exactly between events.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Room {
     /// Design values.
@@ -126,7 +128,7 @@ pub struct Room {
     energy: RoomEnergy,
 }
 
-#[model]
+#[model(save)]
 impl Room {
     /// A room at `temperature_c`, with the heater off.
     pub fn new(spec: RoomSpec, temperature_c: f64) -> Self {
@@ -197,7 +199,7 @@ impl Room {
 }
 
 /// An electric heater: turns on/off commands into power.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Heater {
     /// The power it gives, W.
@@ -211,7 +213,7 @@ pub struct Heater {
     starts: u32,
 }
 
-#[model]
+#[model(save)]
 impl Heater {
     /// A heater of `power_w`, off.
     pub fn new(power_w: f64) -> Self {
@@ -255,7 +257,7 @@ pub struct ThermoSample {
 }
 
 /// A sampling thermostat with hysteresis.
-#[model]
+#[model(save)]
 #[derive(Debug)]
 pub struct Thermostat {
     /// Reads the room temperature.
@@ -272,7 +274,7 @@ pub struct Thermostat {
     heating: bool,
 }
 
-#[model]
+#[model(save)]
 impl Thermostat {
     /// A thermostat aiming at `setpoint_c`.
     pub fn new(setpoint_c: f64) -> Self {
@@ -478,7 +480,20 @@ pub struct ThermoRun {
     pub series: Vec<Series>,
 }
 
+/// What a bench recorded: the thermostat's samples and the series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThermoOutputs {
+    /// The thermostat samples not taken yet.
+    pub samples: Vec<ThermoSample>,
+    /// Every recorded series so far.
+    pub series: Vec<Series>,
+}
+
 /// The assembled bench, run one hour at a time.
+///
+/// It can be saved between two calls and restored into a bench built
+/// again from the same [`ThermoConfig`] ([`ThermoBench::save`],
+/// [`ThermoBench::restore`]).
 #[derive(Debug)]
 pub struct ThermoBench {
     /// The simulation.
@@ -489,6 +504,8 @@ pub struct ThermoBench {
     room: Address<Room>,
     /// The heater, for its start count.
     heater: Address<Heater>,
+    /// The thermostat, for its setpoints.
+    thermostat: Address<Thermostat>,
     /// The thermostat's samples.
     telemetry: EventQueue<ThermoSample>,
     /// The series written to files.
@@ -496,8 +513,33 @@ pub struct ThermoBench {
 }
 
 impl ThermoBench {
-    /// Builds the bench of the module docs.
+    /// Builds the bench of the module docs and starts it at midnight.
     pub fn new(config: ThermoConfig) -> Result<Self, SimulationError> {
+        let (init, bench) = Self::assemble(config);
+        let bench = bench(init.init(SimTime::ZERO)?);
+        schedule_setpoints(&bench.simu.scheduler(), &bench.thermostat)?;
+        Ok(bench)
+    }
+
+    /// Builds the bench of `config` again and continues it from
+    /// `snapshot`, written by [`ThermoBench::save`] of a bench of the same
+    /// configuration (the number of threads may differ). The setpoint
+    /// timetable is not scheduled again: its periodic events are in the
+    /// snapshot. The restored bench's outputs start empty.
+    pub fn restore(config: ThermoConfig, snapshot: impl Read) -> Result<Self, RestoreError> {
+        let (init, bench) = Self::assemble(config);
+        Ok(bench(init.restore(snapshot)?))
+    }
+
+    /// Writes the bench's state to `out` (see [`ThermoBench::restore`]).
+    pub fn save(&mut self, out: &mut impl Write) -> Result<(), SaveError> {
+        self.simu.save(out)
+    }
+
+    /// The bench of the module docs, identically each time (a restore
+    /// needs the same bench): its builder, and what makes the bench
+    /// around the simulation once it is started.
+    fn assemble(config: ThermoConfig) -> (SimInit, impl FnOnce(Simulation) -> Self) {
         let weather_mb = Mailbox::new();
         let room_mb = Mailbox::new();
         let heater_mb = Mailbox::new();
@@ -525,21 +567,30 @@ impl ThermoBench {
         let room = room_mb.address();
         let heater_addr = heater_mb.address();
         let thermostat_addr = thermostat_mb.address();
-        let simu = init
+        let init = init
             .add_model(weather, weather_mb, "weather")
             .add_model(Room::new(config.room, config.initial_c), room_mb, "room")
             .add_model(heater, heater_mb, "heater")
-            .add_model(thermostat, thermostat_mb, "thermostat")
-            .init(SimTime::ZERO)?;
-        schedule_setpoints(&simu.scheduler(), &thermostat_addr)?;
-        Ok(ThermoBench {
+            .add_model(thermostat, thermostat_mb, "thermostat");
+        let bench = move |simu| ThermoBench {
             simu,
             config,
             room,
             heater: heater_addr,
+            thermostat: thermostat_addr,
             telemetry,
             recording,
-        })
+        };
+        (init, bench)
+    }
+
+    /// The thermostat samples recorded since the last call (or the
+    /// start), and every series so far.
+    pub fn take_outputs(&mut self) -> ThermoOutputs {
+        ThermoOutputs {
+            samples: self.telemetry.take_all(),
+            series: self.recording.series(),
+        }
     }
 
     /// Hours to simulate.
@@ -553,7 +604,10 @@ impl ThermoBench {
             .step_until(SimTime::ZERO + Duration::from_secs(3600) * hour)
     }
 
-    /// Reads the ledgers and summarises the trace.
+    /// Reads the ledgers and summarises the trace: the room's ledger and
+    /// the heater's count are the models' own, so they cover the whole run
+    /// (a restored bench's included); the samples, phases and series are
+    /// those this bench recorded.
     pub fn finish(mut self) -> Result<ThermoRun, SimulationError> {
         let energy = self
             .simu

@@ -34,3 +34,37 @@ fn telecommands_survive_the_wire_format() {
     }
     assert_eq!(Telecommand::decode("REBOOT now"), None);
 }
+
+/// A replay saved half-way continues after a restore, the log's inputs
+/// still to come given again to the rebuilt bench (a snapshot holds no
+/// injected input that was not applied yet).
+///
+/// Fails today: `Replay::schedule` refuses every log entry at or before
+/// the restored simulation's time (`SessionError::InThePast`), so there is
+/// no way to give a restored bench the rest of its log; and the save
+/// itself succeeds silently without the three telecommands still to come.
+#[test]
+#[ignore = "kernel gap: Replay::schedule refuses a restored simulation (InThePast)"]
+fn a_replay_saved_half_way_continues_after_a_restore() {
+    use causim::SimTime;
+    use causim_examples::hil::OfflineBench;
+
+    let run = hil::run(HilConfig {
+        speed: 10.0,
+        duration_s: 6,
+    })
+    .expect("the session runs");
+    let (t1, t2) = (SimTime::from_secs(2), SimTime::from_secs(6));
+    let mut bench = OfflineBench::replay(&run.log_bytes, 1).expect("the replay starts");
+    bench.run_until(t1).expect("the replay runs");
+    let mut telemetry = bench.take_telemetry();
+    let mut snapshot = Vec::new();
+    bench.save(&mut snapshot).expect("the replay saves");
+    drop(bench);
+
+    let mut bench = OfflineBench::restore_replay(&run.log_bytes, 1, snapshot.as_slice())
+        .expect("the rest of the log is replayed into the restored bench");
+    bench.run_until(t2).expect("the restored replay runs");
+    telemetry.extend(bench.take_telemetry());
+    assert_eq!(telemetry, run.replayed);
+}

@@ -20,8 +20,8 @@ use causim::ports::{InputRef, ReplierRef};
 use causim::prelude::*;
 
 use super::{
-    avionics, battery_heater, payload, survival_heater, Battery, BatteryReport, BusLedger,
-    BusSample, Load, PowerBus, PowerConfig, Sequencer, SolarArray,
+    avionics, battery_heater, payload, survival_heater, Battery, BatteryReport, BatteryState,
+    BusLedger, BusSample, Load, PowerBus, PowerConfig, Sequencer, SolarArray,
 };
 
 /// A model with its mailbox, before the bench takes both.
@@ -96,6 +96,11 @@ impl ElectricalPower {
         ReplierRef::new(PowerBus::ports().ledger, &self.bus.mailbox)
     }
 
+    /// Exposed: the battery's voltage and state of charge.
+    pub fn battery_state(&self) -> ReplierRef<Battery, (), BatteryState> {
+        ReplierRef::new(Battery::ports().state, &self.battery.mailbox)
+    }
+
     /// Exposed: the battery's energy ledger.
     pub fn battery_report(&self) -> ReplierRef<Battery, (), BatteryReport> {
         ReplierRef::new(Battery::ports().report, &self.battery.mailbox)
@@ -140,6 +145,12 @@ impl Payload {
     /// Exposed: a sunrise starts an observation plan.
     pub fn sunrise(&self) -> InputRef<Sequencer, ()> {
         InputRef::new(Sequencer::ports().sunrise, &self.sequencer.mailbox)
+    }
+
+    /// Exposed: switches the instrument (the sequencer does, and an
+    /// operator may).
+    pub fn switch(&self) -> InputRef<Load, bool> {
+        InputRef::new(Load::ports().switch, &self.instrument.mailbox)
     }
 
     /// Exposed: the instrument on the power line.
