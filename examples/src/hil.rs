@@ -540,6 +540,18 @@ struct ReplayPorts {
 
 impl ReplayPorts {
     /// Queues the inputs of session log `log_bytes` into `simu`.
+    /// Queues the rest of the log into a simulation restored from a
+    /// snapshot taken during a replay.
+    fn resume(&self, log_bytes: &[u8], simu: &mut Simulation) -> Result<(), ReplayError> {
+        let log = SessionLog::read_from(log_bytes)?;
+        Replay::new(&log)
+            .input(&self.telecommand)
+            .replier(&self.setpoint)
+            .resume(simu)?;
+        Ok(())
+    }
+
+    /// Queues the whole log into a simulation that starts the replay.
     fn replay(&self, log_bytes: &[u8], simu: &mut Simulation) -> Result<(), ReplayError> {
         let log = SessionLog::read_from(log_bytes)?;
         Replay::new(&log)
@@ -606,7 +618,7 @@ impl OfflineBench {
     ) -> Result<Self, ReplayError> {
         let (init, ports, bench) = Self::assemble(threads);
         let mut bench = bench(init.restore(snapshot)?);
-        ports.replay(log_bytes, &mut bench.simu)?;
+        ports.resume(log_bytes, &mut bench.simu)?;
         Ok(bench)
     }
 

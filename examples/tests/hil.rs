@@ -37,14 +37,9 @@ fn telecommands_survive_the_wire_format() {
 
 /// A replay saved half-way continues after a restore, the log's inputs
 /// still to come given again to the rebuilt bench (a snapshot holds no
-/// injected input that was not applied yet).
-///
-/// Fails today: `Replay::schedule` refuses every log entry at or before
-/// the restored simulation's time (`SessionError::InThePast`), so there is
-/// no way to give a restored bench the rest of its log; and the save
-/// itself succeeds silently without the three telecommands still to come.
+/// injected input that was not applied yet): `Replay::resume` queues the
+/// entries after the restored time.
 #[test]
-#[ignore = "kernel gap: Replay::schedule refuses a restored simulation (InThePast)"]
 fn a_replay_saved_half_way_continues_after_a_restore() {
     use causim::SimTime;
     use causim_examples::hil::OfflineBench;

@@ -748,6 +748,13 @@ impl Simulation {
         self.fatal.clone()
     }
 
+    /// The number of injected inputs waiting for the next step.
+    #[cfg(feature = "save")]
+    pub(crate) fn injected_waiting(&self) -> usize {
+        let queue = self.live.as_ref().and_then(|live| live.queue.as_ref());
+        queue.map_or(0, |queue| queue.0.waiting_for_next_step())
+    }
+
     /// The schedule and clock.
     #[cfg(feature = "save")]
     pub(crate) fn core(&self) -> &Arc<SchedulerCore> {

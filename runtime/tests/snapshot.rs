@@ -1270,3 +1270,25 @@ fn a_save_is_not_cut_by_the_calls_wall_clock_limit() {
         build().restore(snapshot.as_slice()).unwrap();
     }
 }
+
+#[test]
+fn input_injected_and_not_applied_yet_stops_the_save() {
+    use causim::ports::InputRef;
+    for threads in [1, 2] {
+        let (init, seen, log) = log_bench(threads);
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        let injector = simu.injector();
+        injector
+            .send(
+                &InputRef::new(Log::ports().note, &log),
+                "injected".to_string(),
+            )
+            .unwrap();
+        let error = simu.save(&mut Vec::new()).unwrap_err();
+        assert_eq!(error, SaveError::PendingInput { inputs: 1 });
+        // A step applies it; then the bench saves.
+        simu.step_until(SimTime::from_millis(1)).unwrap();
+        assert_eq!(texts(&seen.take_all()), ["1ms injected"]);
+        simu.save(&mut Vec::new()).unwrap();
+    }
+}

@@ -514,6 +514,16 @@ impl InjectQueue {
         self.pending.load(Ordering::Acquire)
     }
 
+    /// The number of inputs waiting for the next step (timed ones left
+    /// out).
+    #[cfg(feature = "save")]
+    pub(crate) fn waiting_for_next_step(&self) -> usize {
+        if !self.has_pending() {
+            return 0;
+        }
+        lock(&self.state).live.len()
+    }
+
     /// The earliest time some timed input is due at.
     pub(crate) fn next_timed(&self) -> Option<SimTime> {
         if !self.has_pending() {

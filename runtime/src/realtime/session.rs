@@ -495,12 +495,30 @@ impl Replay {
     /// Nothing is queued if any entry is refused: every entry is decoded
     /// and checked first.
     pub fn schedule(self, simulation: &mut Simulation) -> Result<(), SessionError> {
+        self.queue(simulation, false)
+    }
+
+    /// Queues the inputs of the log that are still to come — those after
+    /// `simulation`'s time — into a simulation restored from a snapshot
+    /// taken during the replay (the earlier ones were applied before the
+    /// save; a snapshot does not hold the input still to come). Otherwise
+    /// like [`schedule`](Replay::schedule).
+    pub fn resume(self, simulation: &mut Simulation) -> Result<(), SessionError> {
+        self.queue(simulation, true)
+    }
+
+    /// Queues the log's inputs; those at or before the simulation's time
+    /// are skipped if `resuming`, refused otherwise.
+    fn queue(self, simulation: &mut Simulation, resuming: bool) -> Result<(), SessionError> {
         if let Some(port) = self.unbound {
             return Err(SessionError::Unbound { port });
         }
         let now = simulation.time();
         let mut actions = Vec::with_capacity(self.entries.len());
         for entry in &self.entries {
+            if entry.time <= now && resuming {
+                continue;
+            }
             if entry.time <= now {
                 return Err(SessionError::InThePast {
                     time: entry.time,

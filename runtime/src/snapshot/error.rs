@@ -31,6 +31,12 @@ pub enum SaveError {
         /// What went wrong.
         error: StateError,
     },
+    /// Input injected from another thread waits for the next step: a
+    /// snapshot would lose it. Step first (any step applies it).
+    PendingInput {
+        /// How many inputs wait.
+        inputs: usize,
+    },
     /// The simulation failed earlier (or fails while its models save):
     /// its state is not one to continue from.
     Simulation(SimulationError),
@@ -51,6 +57,10 @@ impl fmt::Display for SaveError {
             SaveError::State { model, error } => {
                 write!(f, "cannot save the state of model `{model}`: {error}")
             }
+            SaveError::PendingInput { inputs } => write!(
+                f,
+                "cannot save the bench: {inputs} injected input(s) wait for the next step, and a snapshot would lose them; step first"
+            ),
             SaveError::Simulation(error) => write!(f, "cannot save the bench: {error}"),
             SaveError::Io(error) => write!(f, "cannot write the snapshot: {error}"),
         }

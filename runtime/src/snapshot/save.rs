@@ -24,8 +24,10 @@ impl Simulation {
     /// holds). Call it between steps; the simulation goes on unchanged.
     ///
     /// Fails, writing nothing, if a model of the bench or a pending event
-    /// cannot be saved ([`SaveError`] names it), or if the simulation
-    /// failed earlier.
+    /// cannot be saved ([`SaveError`] names it), if injected input waits
+    /// for the next step, or if the simulation failed earlier. A replay's
+    /// input still to come is not saved: give it to the restored bench
+    /// with [`Replay::resume`](crate::realtime::Replay::resume).
     ///
     /// ```
     /// # use causim::prelude::*;
@@ -90,6 +92,10 @@ impl Simulation {
     fn snapshot_with(&mut self, registry: &mut Registry) -> Result<Vec<u8>, SaveError> {
         if let Some(error) = self.fatal_error() {
             return Err(SaveError::Simulation(error));
+        }
+        let inputs = self.injected_waiting();
+        if inputs > 0 {
+            return Err(SaveError::PendingInput { inputs });
         }
         // The connections do not change once the bench is built: their
         // checksums are computed at the first save.
