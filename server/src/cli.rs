@@ -200,7 +200,12 @@ mod tests {
     #[test]
     fn options_are_read() {
         let parsed = args(&[
-            "--listen", "0.0.0.0:0", "--allow-remote", "--token", "s3cret", "--no-init",
+            "--listen",
+            "0.0.0.0:0",
+            "--allow-remote",
+            "--token",
+            "s3cret",
+            "--no-init",
         ])
         .expect("valid options");
         assert_eq!(parsed.options.address.to_string(), "0.0.0.0:0");
@@ -211,8 +216,14 @@ mod tests {
 
     #[test]
     fn bad_options_are_refused_by_name() {
-        assert!(args(&["--listen"]).unwrap_err().contains("--listen needs a value"));
-        assert!(args(&["--listen", "nowhere"]).unwrap_err().contains("--listen nowhere"));
-        assert!(args(&["--frobnicate"]).unwrap_err().contains("`--frobnicate`"));
+        assert!(args(&["--listen"])
+            .unwrap_err()
+            .contains("--listen needs a value"));
+        assert!(args(&["--listen", "nowhere"])
+            .unwrap_err()
+            .contains("--listen nowhere"));
+        assert!(args(&["--frobnicate"])
+            .unwrap_err()
+            .contains("`--frobnicate`"));
     }
 }

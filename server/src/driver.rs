@@ -108,7 +108,11 @@ impl Driver {
 
     /// The current bench's shared parts, or the error of no bench.
     pub(crate) fn published(&self) -> Result<Arc<Published>, Status> {
-        let published = self.state.published.read().unwrap_or_else(PoisonError::into_inner);
+        let published = self
+            .state
+            .published
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
         published.clone().ok_or_else(status::no_bench)
     }
 
@@ -185,8 +189,11 @@ impl Local {
         };
         // The old bench goes first: its sinks' subscribers see their end.
         self.bench = None;
-        *self.state.published.write().unwrap_or_else(PoisonError::into_inner) =
-            Some(Arc::new(published));
+        *self
+            .state
+            .published
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(published));
         Ok(self.bench.insert(LiveBench {
             simulation: bench.simulation,
             queries,

@@ -127,7 +127,13 @@ impl Endpoints {
     {
         let name = name.into();
         let endpoint = event::SourceEndpoint::new(source);
-        self.list(&name, proto::EndpointKind::Event, description, TypeInfo::of::<T>(), None);
+        self.list(
+            &name,
+            proto::EndpointKind::Event,
+            description,
+            TypeInfo::of::<T>(),
+            None,
+        );
         self.events.insert(name, Arc::new(endpoint));
         self
     }
@@ -165,7 +171,13 @@ impl Endpoints {
         let name = name.into();
         let endpoint = query::SourceEndpoint::new(name.clone(), source);
         let reply = TypeInfo::of::<R>();
-        self.list(&name, proto::EndpointKind::Query, description, TypeInfo::of::<T>(), Some(reply));
+        self.list(
+            &name,
+            proto::EndpointKind::Query,
+            description,
+            TypeInfo::of::<T>(),
+            Some(reply),
+        );
         self.queries.insert(name, Box::new(endpoint));
         self
     }
@@ -195,7 +207,11 @@ impl Endpoints {
     ///
     /// The returned sink is a [`CallbackSink`]: name it for the bench's
     /// topology with `SimInit::add_sink` if wanted.
-    pub fn sink<T>(&mut self, name: impl Into<String>, description: impl Into<String>) -> CallbackSink<T>
+    pub fn sink<T>(
+        &mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> CallbackSink<T>
     where
         T: Serialize + JsonSchema + Send + 'static,
     {
@@ -219,7 +235,13 @@ impl Endpoints {
     {
         let name = name.into();
         let buffer = Arc::new(SinkBuffer::new(capacity));
-        self.list(&name, proto::EndpointKind::Sink, description, TypeInfo::of::<U>(), None);
+        self.list(
+            &name,
+            proto::EndpointKind::Sink,
+            description,
+            TypeInfo::of::<U>(),
+            None,
+        );
         self.sinks.insert(name, buffer.clone());
         let time = self.time.clone();
         CallbackSink::new(move |value: T| buffer.push(time.now(), &map(value)))
@@ -237,7 +259,8 @@ impl Endpoints {
         if self.listing.iter().any(|e| e.name == name) && self.duplicate.is_none() {
             self.duplicate = Some(name.to_string());
         }
-        let (reply_type, reply_schema) = reply.map_or_else(Default::default, |r| (r.rust_type.to_string(), r.schema));
+        let (reply_type, reply_schema) =
+            reply.map_or_else(Default::default, |r| (r.rust_type.to_string(), r.schema));
         self.listing.push(proto::Endpoint {
             name: name.to_string(),
             kind: kind.into(),
@@ -251,9 +274,13 @@ impl Endpoints {
 
     /// Splits the endpoints into what request tasks share and what the
     /// simulation's thread keeps; fails on a name declared twice.
-    pub(crate) fn split(self) -> Result<(SharedEndpoints, BTreeMap<String, Box<dyn QueryEndpoint>>), String> {
+    pub(crate) fn split(
+        self,
+    ) -> Result<(SharedEndpoints, BTreeMap<String, Box<dyn QueryEndpoint>>), String> {
         if let Some(name) = self.duplicate {
-            return Err(format!("the bench declares endpoint `{name}` twice; endpoint names must be unique"));
+            return Err(format!(
+                "the bench declares endpoint `{name}` twice; endpoint names must be unique"
+            ));
         }
         let shared = SharedEndpoints {
             time: self.time,

@@ -136,7 +136,10 @@ mod tests {
     #[test]
     fn another_interface_needs_the_option_and_a_token() {
         let any = address("0.0.0.0:50051");
-        assert_eq!(check_binding(any, false, Some("t")), Err(Refusal::RemoteNotAllowed(any)));
+        assert_eq!(
+            check_binding(any, false, Some("t")),
+            Err(Refusal::RemoteNotAllowed(any))
+        );
         assert_eq!(check_binding(any, true, None), Err(Refusal::NoToken(any)));
         assert_eq!(check_binding(any, true, Some("t")), Ok(()));
         assert_eq!(check_binding(any, true, Some("")), Err(Refusal::EmptyToken));

@@ -137,7 +137,9 @@ impl Server {
     /// A server of the bench that `build` makes from a configuration `C`
     /// (JSON; an empty one is `C::default()`). No bench exists until
     /// [`init`](Self::init) or a client's `Init`.
-    pub fn new<C, E>(build: impl FnMut(C) -> Result<Bench, E> + Send + 'static) -> Result<Self, ServeError>
+    pub fn new<C, E>(
+        build: impl FnMut(C) -> Result<Bench, E> + Send + 'static,
+    ) -> Result<Self, ServeError>
     where
         C: DeserializeOwned + JsonSchema + Default,
         E: fmt::Display,
@@ -162,8 +164,12 @@ impl Server {
 
     /// Checks `options` against the security rules and binds the address.
     pub async fn bind(self, options: &ServeOptions) -> Result<Listening, ServeError> {
-        check_binding(options.address, options.allow_remote, options.token.as_deref())
-            .map_err(ServeError::Refused)?;
+        check_binding(
+            options.address,
+            options.allow_remote,
+            options.token.as_deref(),
+        )
+        .map_err(ServeError::Refused)?;
         let incoming = TcpIncoming::bind(options.address)?.with_nodelay(Some(true));
         let local_addr = incoming.local_addr()?;
         Ok(Listening {
@@ -217,7 +223,8 @@ impl Listening {
         #[cfg(feature = "tls")]
         let builder = match self.tls {
             Some(identity) => {
-                let identity = tonic::transport::Identity::from_pem(identity.cert_pem, identity.key_pem);
+                let identity =
+                    tonic::transport::Identity::from_pem(identity.cert_pem, identity.key_pem);
                 builder
                     .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
                     .map_err(ServeError::Transport)?

@@ -162,11 +162,12 @@ impl Simulator for Service {
                     When::AtNs(at) => SimTime::from_nanos(at),
                     When::AfterNs(after) => {
                         let now = simulation.time();
-                        now.checked_add(Duration::from_nanos(after)).ok_or_else(|| {
-                            Status::invalid_argument(format!(
-                                "{after} ns after {now} is past the last representable time"
-                            ))
-                        })?
+                        now.checked_add(Duration::from_nanos(after))
+                            .ok_or_else(|| {
+                                Status::invalid_argument(format!(
+                                    "{after} ns after {now} is past the last representable time"
+                                ))
+                            })?
                     }
                 };
                 simulation.step_until(target).map_err(status::simulation)?;
@@ -237,18 +238,17 @@ impl Simulator for Service {
             request_json,
         } = request.into_inner();
         self.driver.published()?.check_query(&endpoint)?;
-        let (replies_json, time) = self
-            .driver
-            .call("process_query", move |local| {
-                let bench = local.bench()?;
-                let query = bench
-                    .queries
-                    .get_mut(&endpoint)
-                    .ok_or_else(|| Status::not_found(format!("no query endpoint `{endpoint}`")))?;
-                let replies = query.process(&mut bench.simulation, &request_json)?;
-                Ok((replies, bench.simulation.time()))
-            })
-            .await?;
+        let (replies_json, time) =
+            self.driver
+                .call("process_query", move |local| {
+                    let bench = local.bench()?;
+                    let query = bench.queries.get_mut(&endpoint).ok_or_else(|| {
+                        Status::not_found(format!("no query endpoint `{endpoint}`"))
+                    })?;
+                    let replies = query.process(&mut bench.simulation, &request_json)?;
+                    Ok((replies, bench.simulation.time()))
+                })
+                .await?;
         Ok(Response::new(proto::ProcessQueryReply {
             replies_json,
             time_ns: nanos(time),

@@ -89,7 +89,11 @@ fn kind_name(kind: EndpointKind) -> &'static str {
 
 /// `noun` with its indefinite article.
 fn with_article(noun: &str) -> String {
-    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
     format!("{article} {noun}")
 }
 

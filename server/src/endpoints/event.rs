@@ -41,4 +41,3 @@ pub(crate) fn parse<T: DeserializeOwned>(endpoint: &str, text: &str) -> Result<T
     serde_json::from_str(text)
         .map_err(|error| status::bad_payload(endpoint, std::any::type_name::<T>(), text, &error))
 }
-

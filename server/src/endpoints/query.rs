@@ -13,7 +13,11 @@ use crate::status;
 pub(crate) trait QueryEndpoint: Send {
     /// Sends `request` (JSON text) through the source now and returns the
     /// replies as a JSON array, in connection order.
-    fn process(&mut self, simulation: &mut Simulation, request: &str) -> Result<String, tonic::Status>;
+    fn process(
+        &mut self,
+        simulation: &mut Simulation,
+        request: &str,
+    ) -> Result<String, tonic::Status>;
 }
 
 /// A query source behind a name.
@@ -36,13 +40,16 @@ where
     T: DeserializeOwned + JsonSchema + Clone + Send + 'static,
     R: Serialize + JsonSchema + Send + 'static,
 {
-    fn process(&mut self, simulation: &mut Simulation, request: &str) -> Result<String, tonic::Status> {
+    fn process(
+        &mut self,
+        simulation: &mut Simulation,
+        request: &str,
+    ) -> Result<String, tonic::Status> {
         let request = parse::<T>(&self.name, request)?;
         let replies = simulation
             .process_query_from(&mut self.source, request)
             .map_err(status::simulation)?;
-        serde_json::to_string(&replies).map_err(|error| {
-            status::unserializable(&self.name, std::any::type_name::<R>(), &error)
-        })
+        serde_json::to_string(&replies)
+            .map_err(|error| status::unserializable(&self.name, std::any::type_name::<R>(), &error))
     }
 }
