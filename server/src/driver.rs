@@ -1,47 +1,59 @@
-//! The simulation's thread, and who may use it when.
+//! Who may use the simulation when, and on which thread.
 //!
 //! A [`Simulation`] is `Send` but not `Sync`, and its calls take `&mut
-//! self`: it lives on one thread of its own, which runs the calls the
-//! request tasks hand it, one at a time. A call that arrives while another
-//! holds the simulation is refused at once (`FAILED_PRECONDITION`, naming
-//! the call in progress) rather than queued: a `step` behind a `run` that
-//! ends only when halted would wait for ever, and a client that scripts
-//! one call after another never meets the refusal.
+//! self`: it sits behind a lock, and one call at a time holds it. A call
+//! that arrives while another holds the simulation is refused at once
+//! (`FAILED_PRECONDITION`, naming the call in progress) rather than queued:
+//! a `step` behind a `run` that ends only when halted would wait for ever,
+//! and a client that scripts one call after another never meets the
+//! refusal.
 //!
-//! What needs no simulation is answered by the request tasks themselves,
-//! during a run too: the time (a [`TimeView`](causim::TimeView)), the
+//! Short calls (`Step`, `ProcessEvent`, `ProcessQuery`) run on the request
+//! task's own thread: handing them to a thread of their own cost two
+//! thread wake-ups per call, most of a loopback round trip (see
+//! `docs/benchmarks.md`). Calls that may take long (`Init`, `StepUntil`,
+//! `Run`) run on the runtime's blocking threads, so that the server keeps
+//! answering meanwhile.
+//!
+//! What needs no simulation is answered by the request tasks without the
+//! lock, during a run too: the time (a [`TimeView`](causim::TimeView)), the
 //! sinks, scheduling (a [`Scheduler`] handle is `Sync`), and `Halt`.
 //!
 //! A halt requested just as a run ends would stay pending in the kernel
-//! and stop the next call at once. The thread therefore consumes a halt
-//! requested during a call once the call is over, under the same lock as
-//! `Halt` takes, with a query to no one (which reports and clears it).
+//! and stop the next call at once. The call's end therefore consumes a
+//! halt requested during it, under the same lock as `Halt` takes, with a
+//! query to no one (which reports and clears it).
 
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use causim::{QuerySource, Scheduler, Simulation};
-use tokio::sync::oneshot;
 use tonic::Status;
 
 use crate::bench::Factory;
 use crate::endpoints::{QueryEndpoint, SharedEndpoints};
 use crate::status;
 
-/// A call for the simulation's thread.
-type Job = Box<dyn FnOnce(&mut Local) + Send>;
+/// How long a call may hold the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Length {
+    /// Runs on the request task's thread.
+    Short,
+    /// Runs on a blocking thread of the runtime.
+    Long,
+}
 
 /// The handle request tasks use to reach the simulation.
 pub(crate) struct Driver {
-    /// To the simulation's thread.
-    jobs: mpsc::Sender<Job>,
-    /// What the thread and the request tasks share.
+    /// The simulation, held by one call at a time.
+    local: Arc<Mutex<Local>>,
+    /// What the calls and the request tasks share.
     state: Arc<State>,
 }
 
-/// What the simulation's thread and the request tasks share.
+/// What the calls and the request tasks share.
 #[derive(Default)]
 struct State {
     /// The call holding the simulation, if any.
@@ -67,7 +79,7 @@ pub(crate) struct Published {
     pub(crate) scheduler: Scheduler,
 }
 
-/// What lives on the simulation's thread.
+/// The simulation and what only a call holding it uses.
 pub(crate) struct Local {
     /// Builds a bench from a configuration.
     factory: Factory,
@@ -77,7 +89,7 @@ pub(crate) struct Local {
     state: Arc<State>,
 }
 
-/// A built bench, on the simulation's thread.
+/// A built bench.
 pub(crate) struct LiveBench {
     /// The simulation.
     pub(crate) simulation: Simulation,
@@ -86,24 +98,18 @@ pub(crate) struct LiveBench {
 }
 
 impl Driver {
-    /// Starts the simulation's thread, with no bench until `Init`.
-    pub(crate) fn start(factory: Factory) -> std::io::Result<Self> {
+    /// A driver with no bench until `Init`.
+    pub(crate) fn new(factory: Factory) -> Self {
         let state = Arc::new(State::default());
-        let (jobs, queue) = mpsc::channel::<Job>();
-        let mut local = Local {
+        let local = Local {
             factory,
             bench: None,
             state: state.clone(),
         };
-        std::thread::Builder::new()
-            .name("causim-simulation".into())
-            .spawn(move || {
-                // Ends when the driver (the server) is dropped.
-                while let Ok(job) = queue.recv() {
-                    job(&mut local);
-                }
-            })?;
-        Ok(Driver { jobs, state })
+        Driver {
+            local: Arc::new(Mutex::new(local)),
+            state,
+        }
     }
 
     /// The current bench's shared parts, or the error of no bench.
@@ -121,29 +127,30 @@ impl Driver {
         self.published().is_ok()
     }
 
-    /// Runs `job` on the simulation's thread and returns its outcome;
-    /// refused if another call holds the simulation.
+    /// Runs `job` with the simulation, on this thread if `Short`, on a
+    /// blocking thread if `Long`, and returns its outcome; refused if
+    /// another call holds the simulation.
     pub(crate) async fn call<T: Send + 'static>(
         &self,
         name: &'static str,
+        length: Length,
         job: impl FnOnce(&mut Local) -> Result<T, Status> + Send + 'static,
     ) -> Result<T, Status> {
         self.begin(name)?;
-        let (reply, outcome) = oneshot::channel();
-        let job: Job = Box::new(move |local: &mut Local| {
-            let result = catch_unwind(AssertUnwindSafe(|| job(local)))
+        let local = self.local.clone();
+        let run = move || {
+            let mut local = lock(&local);
+            let result = catch_unwind(AssertUnwindSafe(|| job(&mut local)))
                 .unwrap_or_else(|panic| Err(panicked(name, &*panic)));
             local.end_call();
-            // The client may have gone: nothing to tell.
-            let _ = reply.send(result);
-        });
-        if self.jobs.send(job).is_err() {
-            lock(&self.state.busy).call = None;
-            return Err(Status::unavailable("the simulation's thread has stopped"));
+            result
+        };
+        match length {
+            Length::Short => run(),
+            Length::Long => tokio::task::spawn_blocking(run)
+                .await
+                .map_err(|error| Status::internal(format!("`{name}` did not complete: {error}")))?,
         }
-        outcome
-            .await
-            .map_err(|_| Status::internal("the simulation's thread dropped the call"))?
     }
 
     /// Marks `name` as holding the simulation, unless another call does.

@@ -146,7 +146,7 @@ impl Server {
     {
         let factory = Factory::new(build);
         let schema = factory.config_schema.clone();
-        let driver = Driver::start(factory)?;
+        let driver = Driver::new(factory);
         Ok(Server {
             service: Arc::new(Service::new(driver, schema)),
         })

@@ -8,7 +8,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::driver::{Driver, Published};
+use crate::driver::{Driver, Length, Published};
 use crate::endpoints::{EventEndpoint, SinkBuffer, SinkValue};
 use crate::proto::simulator_server::Simulator;
 use crate::proto::{self, deadline::When, EndpointKind};
@@ -38,7 +38,7 @@ impl Service {
     /// Builds the bench of `config` (JSON text; empty: the defaults).
     pub(crate) async fn init(&self, config: String) -> Result<SimTime, Status> {
         self.driver
-            .call("init", move |local| {
+            .call("init", Length::Long, move |local| {
                 let bench = local.init(&config)?;
                 Ok(bench.simulation.time())
             })
@@ -139,7 +139,7 @@ impl Simulator for Service {
     ) -> Result<Response<proto::TimeReply>, Status> {
         let time = self
             .driver
-            .call("step", |local| {
+            .call("step", Length::Short, |local| {
                 let simulation = &mut local.bench()?.simulation;
                 simulation.step().map_err(status::simulation)?;
                 Ok(simulation.time())
@@ -156,7 +156,7 @@ impl Simulator for Service {
         let deadline = deadline.ok_or_else(|| status::missing("deadline"))?;
         let time = self
             .driver
-            .call("step_until", move |local| {
+            .call("step_until", Length::Long, move |local| {
                 let simulation = &mut local.bench()?.simulation;
                 let target = match deadline {
                     When::AtNs(at) => SimTime::from_nanos(at),
@@ -183,7 +183,7 @@ impl Simulator for Service {
     ) -> Result<Response<proto::RunReply>, Status> {
         let (time, halted) = self
             .driver
-            .call("run", |local| {
+            .call("run", Length::Long, |local| {
                 let simulation = &mut local.bench()?.simulation;
                 let halted = match simulation.run() {
                     Ok(()) => false,
@@ -220,7 +220,7 @@ impl Simulator for Service {
             .event(&request.endpoint, &request.payload_json)?;
         let time = self
             .driver
-            .call("process_event", move |local| {
+            .call("process_event", Length::Short, move |local| {
                 let simulation = &mut local.bench()?.simulation;
                 simulation.process(event).map_err(status::simulation)?;
                 Ok(simulation.time())
@@ -240,7 +240,7 @@ impl Simulator for Service {
         self.driver.published()?.check_query(&endpoint)?;
         let (replies_json, time) =
             self.driver
-                .call("process_query", move |local| {
+                .call("process_query", Length::Short, move |local| {
                     let bench = local.bench()?;
                     let query = bench.queries.get_mut(&endpoint).ok_or_else(|| {
                         Status::not_found(format!("no query endpoint `{endpoint}`"))
