@@ -34,6 +34,12 @@ pub mod proto {
     tonic::include_proto!("causim.remote.v1");
 }
 
+/// The guide's chapter (`docs/remote.md`): its code blocks compile as
+/// doctests, so that it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/remote.md")]
+pub struct RemoteGuideDoctests;
+
 pub use bench::Bench;
 pub use endpoints::Endpoints;
 #[cfg(feature = "tls")]
