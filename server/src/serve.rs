@@ -43,6 +43,16 @@ pub struct TlsIdentity {
     pub key_pem: Vec<u8>,
 }
 
+#[cfg(feature = "tls")]
+impl fmt::Debug for TlsIdentity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsIdentity")
+            .field("cert_pem", &format_args!("{} bytes", self.cert_pem.len()))
+            .field("key_pem", &"<hidden>")
+            .finish()
+    }
+}
+
 impl Default for ServeOptions {
     /// Loopback, port [`DEFAULT_PORT`], no token, no TLS.
     fn default() -> Self {

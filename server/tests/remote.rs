@@ -770,3 +770,56 @@ fn random_requests_are_refused_without_harm() {
         h.step_until_ms(2_000).await.expect("still serving");
     });
 }
+
+/// The test certificate authority and the server's certificate and key
+/// (`remote/tls/README.md`).
+#[cfg(feature = "tls")]
+fn tls_file(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/remote/tls")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[cfg(feature = "tls")]
+#[test]
+fn tls_serves_clients_that_trust_the_certificate() {
+    use tonic::transport::{Certificate, ClientTlsConfig};
+
+    run(async {
+        let options = ServeOptions {
+            tls: Some(causim_server::TlsIdentity {
+                cert_pem: tls_file("server.pem"),
+                key_pem: tls_file("server.key"),
+            }),
+            ..loopback()
+        };
+        let (address, _stop) = serve(options).await;
+        let port = address.rsplit(':').next().expect("a port").to_string();
+        let trusting = ClientTlsConfig::new()
+            .ca_certificate(Certificate::from_pem(tls_file("ca.pem")))
+            .domain_name("localhost");
+        let channel = Channel::from_shared(format!("https://localhost:{port}"))
+            .expect("a URI")
+            .tls_config(trusting)
+            .expect("a TLS configuration")
+            .connect()
+            .await
+            .expect("the handshake succeeds");
+        let mut client = SimulatorClient::new(channel);
+        client
+            .init(proto::InitRequest::default())
+            .await
+            .expect("over TLS");
+        let step = client.step(proto::StepRequest {}).await.expect("over TLS");
+        assert_eq!(step.into_inner().time_ns, 1_000_000_000);
+        // A plain-text client gets nothing.
+        let plain = SimulatorClient::connect(address.clone()).await;
+        if let Ok(mut plain) = plain {
+            plain
+                .time(proto::TimeRequest {})
+                .await
+                .expect_err("not TLS");
+        }
+    });
+}

@@ -20,7 +20,7 @@ from causim_client import (
     WrongStateError,
 )
 
-from conftest import PowerServer, server_binary
+from conftest import REPO, PowerServer, server_binary
 
 #: The survival heater's resistance, Ω.
 HEATER_OHMS = 30.0
@@ -225,6 +225,21 @@ def test_a_token_is_required_when_set() -> None:
                 wrong.step()
         with causim_client.connect(guarded.address, token="s3cret") as right:
             assert right.step() == 5.0
+    finally:
+        guarded.stop()
+
+
+def test_tls_serves_a_client_that_trusts_the_certificate() -> None:
+    tls = REPO / "server" / "tests" / "remote" / "tls"
+    guarded = PowerServer(
+        "--tls-cert", str(tls / "server.pem"), "--tls-key", str(tls / "server.key")
+    )
+    try:
+        trusted = (tls / "ca.pem").read_bytes()
+        with causim_client.connect(guarded.address, root_certificates=trusted) as sim:
+            assert sim.step() == 5.0
+        with pytest.raises(ConnectionError):
+            causim_client.connect(guarded.address, wait=2.0)  # plain text: no answer
     finally:
         guarded.stop()
 
