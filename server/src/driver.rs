@@ -25,7 +25,6 @@
 //! query to no one (which reports and clears it).
 
 use std::any::Any;
-use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
@@ -33,7 +32,7 @@ use causim::{QuerySource, Scheduler, Simulation};
 use tonic::Status;
 
 use crate::bench::Factory;
-use crate::endpoints::{QueryEndpoint, SharedEndpoints};
+use crate::endpoints::{QueryEndpoints, SharedEndpoints};
 use crate::status;
 
 /// How long a call may hold the simulation.
@@ -94,7 +93,7 @@ pub(crate) struct LiveBench {
     /// The simulation.
     pub(crate) simulation: Simulation,
     /// Query endpoints by name.
-    pub(crate) queries: BTreeMap<String, Box<dyn QueryEndpoint>>,
+    pub(crate) queries: QueryEndpoints,
 }
 
 impl Driver {

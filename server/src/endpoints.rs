@@ -92,7 +92,7 @@ pub struct Endpoints {
     /// Event endpoints by name.
     events: BTreeMap<String, Arc<dyn EventEndpoint>>,
     /// Query endpoints by name.
-    queries: BTreeMap<String, Box<dyn QueryEndpoint>>,
+    queries: QueryEndpoints,
     /// Sinks by name.
     sinks: BTreeMap<String, Arc<SinkBuffer>>,
     /// Every endpoint as listed to clients, in declaration order.
@@ -274,9 +274,7 @@ impl Endpoints {
 
     /// Splits the endpoints into what request tasks share and what the
     /// simulation's thread keeps; fails on a name declared twice.
-    pub(crate) fn split(
-        self,
-    ) -> Result<(SharedEndpoints, BTreeMap<String, Box<dyn QueryEndpoint>>), String> {
+    pub(crate) fn split(self) -> Result<(SharedEndpoints, QueryEndpoints), String> {
         if let Some(name) = self.duplicate {
             return Err(format!(
                 "the bench declares endpoint `{name}` twice; endpoint names must be unique"
@@ -301,6 +299,9 @@ impl fmt::Debug for Endpoints {
             .finish()
     }
 }
+
+/// Query endpoints by name.
+pub(crate) type QueryEndpoints = BTreeMap<String, Box<dyn QueryEndpoint>>;
 
 /// The endpoints every request task may use without the simulation.
 pub(crate) struct SharedEndpoints {
