@@ -22,7 +22,7 @@ const LIMIT: Duration = Duration::from_secs(60);
 
 /// A server of the tank bench on a free loopback port, with a client.
 struct Harness {
-    /// A client connected to it.
+    /// A client connected to the server.
     client: SimulatorClient<Channel>,
     /// Stops the server when dropped.
     _stop: oneshot::Sender<()>,
@@ -618,12 +618,19 @@ fn another_interface_needs_permission_and_a_token() {
 /// any payload text.
 #[derive(Debug, Clone)]
 enum Fuzz {
+    /// `ProcessEvent(endpoint, payload)`.
     Event(String, String),
+    /// `ProcessQuery(endpoint, request)`.
     Query(String, String),
+    /// `Schedule(endpoint, payload, at_ns)`.
     Schedule(String, String, u64),
+    /// `Drain(sink)`.
     Drain(String),
+    /// `Latest(sink)`.
     Latest(String),
+    /// `StepUntil(at_ns)`.
     StepUntil(u64),
+    /// `Init(config)`.
     Init(String),
 }
 
