@@ -604,11 +604,14 @@ fn another_interface_needs_permission_and_a_token() {
         .await;
         assert!(message.contains("without a token"), "{message}");
         let server = Server::new(heater::build).expect("starts");
+        let with_token = ServeOptions {
+            token: Some("t".into()),
+            ..ServeOptions::default()
+        };
         let allowed = ServeOptions {
             address: any,
             allow_remote: true,
-            token: Some("t".into()),
-            ..ServeOptions::default()
+            ..with_token
         };
         server.bind(&allowed).await.expect("allowed with both");
     });
