@@ -390,6 +390,46 @@ fn a_run_refuses_other_calls_until_halted() {
     }
 }
 
+/// A halt that races with the end of the call it targets never stops the
+/// next call: the server clears a halt the call did not see.
+#[test]
+fn a_halt_racing_the_end_of_a_call_is_not_left_pending() {
+    run(async {
+        let mut h = Harness::start(&tank(1)).await;
+        let mut halted = 0;
+        for i in 0..300u64 {
+            let mut stepper = h.client.clone();
+            let target = (i + 1) * 5_000;
+            let step = tokio::spawn(async move {
+                let deadline = Some(Deadline {
+                    when: Some(When::AtNs(target * 1_000_000)),
+                });
+                stepper.step_until(proto::StepUntilRequest { deadline }).await
+            });
+            for _ in 0..(i % 7) {
+                tokio::task::yield_now().await;
+            }
+            let was_running = h.client.halt(proto::HaltRequest {}).await.expect("halt");
+            match step.await.expect("the task ends") {
+                Ok(_) => {}
+                Err(error) => {
+                    assert_eq!(error.code(), Code::Aborted, "{error}");
+                    assert!(was_running.into_inner().was_running);
+                    halted += 1;
+                }
+            }
+            // Whatever happened, the next call runs.
+            let now = h.time().await;
+            let after = h.step_until_ms(now / 1_000_000 + 1).await;
+            let next = h.client.step(proto::StepRequest {}).await;
+            assert!(after.is_ok() && next.is_ok(), "round {i}: {after:?} {next:?}");
+            h.step_until_ms(target).await.ok();
+        }
+        // Some halts landed during the call (the race is real both ways).
+        assert!(halted > 0, "no halt landed in 300 rounds");
+    });
+}
+
 #[test]
 fn refused_calls_name_the_problem_and_change_nothing() {
     run(async {

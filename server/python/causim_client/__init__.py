@@ -35,6 +35,7 @@ __all__ = [
     "Simulator",
     "Endpoint",
     "SinkValue",
+    "Drained",
     "RunResult",
     "Subscription",
     "CausimError",
@@ -134,6 +135,16 @@ class SinkValue:
     value: Any
     #: The same time in whole nanoseconds.
     time_ns: int
+
+
+class Drained(List[SinkValue]):
+    """The values :meth:`Simulator.drain` took, oldest first (a list), and
+    ``dropped``: how many the sink's buffer had to drop since the last
+    drain because it was full (it keeps the newest)."""
+
+    def __init__(self, values: List[SinkValue], dropped: int) -> None:
+        super().__init__(values)
+        self.dropped = dropped
 
 
 @dataclass(frozen=True)
@@ -346,10 +357,12 @@ class Simulator:
         reply = self._call("Latest", pb.SinkRequest(endpoint=sink))
         return _sink_value(reply.value) if reply.HasField("value") else None
 
-    def drain(self, sink: str) -> List[SinkValue]:
-        """Takes every value sink ``sink`` holds, oldest first."""
+    def drain(self, sink: str) -> Drained:
+        """Takes every value sink ``sink`` holds, oldest first (a list,
+        with the count of values dropped since the last drain in
+        ``.dropped``)."""
         reply = self._call("Drain", pb.SinkRequest(endpoint=sink))
-        return [_sink_value(v) for v in reply.values]
+        return Drained([_sink_value(v) for v in reply.values], reply.dropped)
 
     def subscribe(self, sink: str) -> Subscription:
         """Every value sink ``sink`` receives from now on, as it comes."""

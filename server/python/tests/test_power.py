@@ -64,6 +64,7 @@ def test_stepping_moves_time_and_fills_the_sinks(sim: causim_client.Simulator) -
     assert 24.0 < latest.value < 33.0
     voltages = sim.drain("power/bus_voltage")
     assert [v.time for v in voltages] == [0.0] + [5.0 + 10 * i for i in range(60)]
+    assert voltages.dropped == 0
     assert sim.drain("power/bus_voltage") == []
     assert sim.step_by(100.0) == 700.0
 
