@@ -6,7 +6,9 @@
 //! payload or time the client got wrong, `FAILED_PRECONDITION` for a call
 //! the server's state refuses (no bench yet, a run in progress, a bench
 //! stopped by a fatal error), `ABORTED` for a run ended by a halt or a
-//! fatal error. A refused call changes nothing.
+//! fatal error (and, from the subscription's forwarding task, `DATA_LOSS`
+//! for a subscriber that fell too far behind). A refused call changes
+//! nothing.
 
 use causim::{SchedulingError, SimulationError};
 use tonic::Status;

@@ -45,6 +45,7 @@ __all__ = [
     "SimulationStoppedError",
     "AuthenticationError",
     "NotAvailableError",
+    "ValuesLostError",
 ]
 
 #: Seconds a call may take unless told otherwise (``run`` has no limit).
@@ -89,7 +90,13 @@ class NotAvailableError(CausimError):
     """A call the server does not offer yet (save and restore)."""
 
 
+class ValuesLostError(CausimError):
+    """A subscription fell too far behind its sink and lost values (the
+    message says how many); the subscription has ended."""
+
+
 _ERRORS = {
+    grpc.StatusCode.DATA_LOSS: ValuesLostError,
     grpc.StatusCode.NOT_FOUND: UnknownEndpointError,
     grpc.StatusCode.INVALID_ARGUMENT: InvalidRequestError,
     grpc.StatusCode.FAILED_PRECONDITION: WrongStateError,
@@ -193,8 +200,9 @@ class Subscription:
 
     def __iter__(self) -> Iterator[SinkValue]:
         try:
-            for value in self._stream:
-                yield _sink_value(value)
+            for batch in self._stream:
+                for value in batch.values:
+                    yield _sink_value(value)
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:  # type: ignore[attr-defined]
                 raise _error(error) from None

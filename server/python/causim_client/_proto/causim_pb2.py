@@ -24,15 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!causim_client/_proto/causim.proto\x12\x10\x63\x61usim.remote.v1\"\"\n\x0bInitRequest\x12\x13\n\x0b\x63onfig_json\x18\x01 \x01(\t\"\x1c\n\tInitReply\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04\"\x16\n\x14ListEndpointsRequest\"\xb3\x01\n\x08\x45ndpoint\x12\x0c\n\x04name\x18\x01 \x01(\t\x12,\n\x04kind\x18\x02 \x01(\x0e\x32\x1e.causim.remote.v1.EndpointKind\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x14\n\x0cpayload_type\x18\x04 \x01(\t\x12\x16\n\x0epayload_schema\x18\x05 \x01(\t\x12\x12\n\nreply_type\x18\x06 \x01(\t\x12\x14\n\x0creply_schema\x18\x07 \x01(\t\"o\n\x12ListEndpointsReply\x12-\n\tendpoints\x18\x01 \x03(\x0b\x32\x1a.causim.remote.v1.Endpoint\x12\x15\n\rconfig_schema\x18\x02 \x01(\t\x12\x13\n\x0binitialized\x18\x03 \x01(\x08\"\r\n\x0bTimeRequest\"\x1c\n\tTimeReply\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04\"\r\n\x0bStepRequest\"7\n\x08\x44\x65\x61\x64line\x12\x0f\n\x05\x61t_ns\x18\x01 \x01(\x04H\x00\x12\x12\n\x08\x61\x66ter_ns\x18\x02 \x01(\x04H\x00\x42\x06\n\x04when\"@\n\x10StepUntilRequest\x12,\n\x08\x64\x65\x61\x64line\x18\x01 \x01(\x0b\x32\x1a.causim.remote.v1.Deadline\"\x0c\n\nRunRequest\"+\n\x08RunReply\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04\x12\x0e\n\x06halted\x18\x02 \x01(\x08\"\r\n\x0bHaltRequest\" \n\tHaltReply\x12\x13\n\x0bwas_running\x18\x01 \x01(\x08\"=\n\x13ProcessEventRequest\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x14\n\x0cpayload_json\x18\x02 \x01(\t\"=\n\x13ProcessQueryRequest\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x14\n\x0crequest_json\x18\x02 \x01(\t\":\n\x11ProcessQueryReply\x12\x14\n\x0creplies_json\x18\x01 \x01(\t\x12\x0f\n\x07time_ns\x18\x02 \x01(\x04\"g\n\x0fScheduleRequest\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x14\n\x0cpayload_json\x18\x02 \x01(\t\x12,\n\x08\x64\x65\x61\x64line\x18\x03 \x01(\x0b\x32\x1a.causim.remote.v1.Deadline\"\x0f\n\rScheduleReply\"\x1f\n\x0bSinkRequest\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\"0\n\tSinkValue\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04\x12\x12\n\nvalue_json\x18\x02 \x01(\t\"J\n\nDrainReply\x12+\n\x06values\x18\x01 \x03(\x0b\x32\x1b.causim.remote.v1.SinkValue\x12\x0f\n\x07\x64ropped\x18\x02 \x01(\x04\"9\n\x0bLatestReply\x12*\n\x05value\x18\x01 \x01(\x0b\x32\x1b.causim.remote.v1.SinkValue\"\r\n\x0bSaveRequest\"\x1d\n\tSaveReply\x12\x10\n\x08snapshot\x18\x01 \x01(\x0c\"\"\n\x0eRestoreRequest\x12\x10\n\x08snapshot\x18\x01 \x01(\x0c\"\x1f\n\x0cRestoreReply\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04*w\n\x0c\x45ndpointKind\x12\x1d\n\x19\x45NDPOINT_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13\x45NDPOINT_KIND_EVENT\x10\x01\x12\x17\n\x13\x45NDPOINT_KIND_QUERY\x10\x02\x12\x16\n\x12\x45NDPOINT_KIND_SINK\x10\x03\x32\xf3\x08\n\tSimulator\x12\x42\n\x04Init\x12\x1d.causim.remote.v1.InitRequest\x1a\x1b.causim.remote.v1.InitReply\x12]\n\rListEndpoints\x12&.causim.remote.v1.ListEndpointsRequest\x1a$.causim.remote.v1.ListEndpointsReply\x12\x42\n\x04Time\x12\x1d.causim.remote.v1.TimeRequest\x1a\x1b.causim.remote.v1.TimeReply\x12\x42\n\x04Step\x12\x1d.causim.remote.v1.StepRequest\x1a\x1b.causim.remote.v1.TimeReply\x12L\n\tStepUntil\x12\".causim.remote.v1.StepUntilRequest\x1a\x1b.causim.remote.v1.TimeReply\x12?\n\x03Run\x12\x1c.causim.remote.v1.RunRequest\x1a\x1a.causim.remote.v1.RunReply\x12\x42\n\x04Halt\x12\x1d.causim.remote.v1.HaltRequest\x1a\x1b.causim.remote.v1.HaltReply\x12R\n\x0cProcessEvent\x12%.causim.remote.v1.ProcessEventRequest\x1a\x1b.causim.remote.v1.TimeReply\x12Z\n\x0cProcessQuery\x12%.causim.remote.v1.ProcessQueryRequest\x1a#.causim.remote.v1.ProcessQueryReply\x12N\n\x08Schedule\x12!.causim.remote.v1.ScheduleRequest\x1a\x1f.causim.remote.v1.ScheduleReply\x12\x44\n\x05\x44rain\x12\x1d.causim.remote.v1.SinkRequest\x1a\x1c.causim.remote.v1.DrainReply\x12\x46\n\x06Latest\x12\x1d.causim.remote.v1.SinkRequest\x1a\x1d.causim.remote.v1.LatestReply\x12I\n\tSubscribe\x12\x1d.causim.remote.v1.SinkRequest\x1a\x1b.causim.remote.v1.SinkValue0\x01\x12\x42\n\x04Save\x12\x1d.causim.remote.v1.SaveRequest\x1a\x1b.causim.remote.v1.SaveReply\x12K\n\x07Restore\x12 .causim.remote.v1.RestoreRequest\x1a\x1e.causim.remote.v1.RestoreReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!causim_client/_proto/causim.proto\x12\x10\x63\x61usim.remote.v1\"\"\n\x0bInitRequest\x12\x13\n\x0b\x63onfig_json\x18\x01 \x01(\t\"\x1c\n\tInitReply\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04\"\x16\n\x14ListEndpointsRequest\"\xb3\x01\n\x08\x45ndpoint\x12\x0c\n\x04name\x18\x01 \x01(\t\x12,\n\x04kind\x18\x02 \x01(\x0e\x32\x1e.causim.remote.v1.EndpointKind\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x14\n\x0cpayload_type\x18\x04 \x01(\t\x12\x16\n\x0epayload_schema\x18\x05 \x01(\t\x12\x12\n\nreply_type\x18\x06 \x01(\t\x12\x14\n\x0creply_schema\x18\x07 \x01(\t\"o\n\x12ListEndpointsReply\x12-\n\tendpoints\x18\x01 \x03(\x0b\x32\x1a.causim.remote.v1.Endpoint\x12\x15\n\rconfig_schema\x18\x02 \x01(\t\x12\x13\n\x0binitialized\x18\x03 \x01(\x08\"\r\n\x0bTimeRequest\"\x1c\n\tTimeReply\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04\"\r\n\x0bStepRequest\"7\n\x08\x44\x65\x61\x64line\x12\x0f\n\x05\x61t_ns\x18\x01 \x01(\x04H\x00\x12\x12\n\x08\x61\x66ter_ns\x18\x02 \x01(\x04H\x00\x42\x06\n\x04when\"@\n\x10StepUntilRequest\x12,\n\x08\x64\x65\x61\x64line\x18\x01 \x01(\x0b\x32\x1a.causim.remote.v1.Deadline\"\x0c\n\nRunRequest\"+\n\x08RunReply\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04\x12\x0e\n\x06halted\x18\x02 \x01(\x08\"\r\n\x0bHaltRequest\" \n\tHaltReply\x12\x13\n\x0bwas_running\x18\x01 \x01(\x08\"=\n\x13ProcessEventRequest\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x14\n\x0cpayload_json\x18\x02 \x01(\t\"=\n\x13ProcessQueryRequest\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x14\n\x0crequest_json\x18\x02 \x01(\t\":\n\x11ProcessQueryReply\x12\x14\n\x0creplies_json\x18\x01 \x01(\t\x12\x0f\n\x07time_ns\x18\x02 \x01(\x04\"g\n\x0fScheduleRequest\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x14\n\x0cpayload_json\x18\x02 \x01(\t\x12,\n\x08\x64\x65\x61\x64line\x18\x03 \x01(\x0b\x32\x1a.causim.remote.v1.Deadline\"\x0f\n\rScheduleReply\"\x1f\n\x0bSinkRequest\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\"0\n\tSinkValue\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04\x12\x12\n\nvalue_json\x18\x02 \x01(\t\"9\n\nSinkValues\x12+\n\x06values\x18\x01 \x03(\x0b\x32\x1b.causim.remote.v1.SinkValue\"J\n\nDrainReply\x12+\n\x06values\x18\x01 \x03(\x0b\x32\x1b.causim.remote.v1.SinkValue\x12\x0f\n\x07\x64ropped\x18\x02 \x01(\x04\"9\n\x0bLatestReply\x12*\n\x05value\x18\x01 \x01(\x0b\x32\x1b.causim.remote.v1.SinkValue\"\r\n\x0bSaveRequest\"\x1d\n\tSaveReply\x12\x10\n\x08snapshot\x18\x01 \x01(\x0c\"\"\n\x0eRestoreRequest\x12\x10\n\x08snapshot\x18\x01 \x01(\x0c\"\x1f\n\x0cRestoreReply\x12\x0f\n\x07time_ns\x18\x01 \x01(\x04*w\n\x0c\x45ndpointKind\x12\x1d\n\x19\x45NDPOINT_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13\x45NDPOINT_KIND_EVENT\x10\x01\x12\x17\n\x13\x45NDPOINT_KIND_QUERY\x10\x02\x12\x16\n\x12\x45NDPOINT_KIND_SINK\x10\x03\x32\xf4\x08\n\tSimulator\x12\x42\n\x04Init\x12\x1d.causim.remote.v1.InitRequest\x1a\x1b.causim.remote.v1.InitReply\x12]\n\rListEndpoints\x12&.causim.remote.v1.ListEndpointsRequest\x1a$.causim.remote.v1.ListEndpointsReply\x12\x42\n\x04Time\x12\x1d.causim.remote.v1.TimeRequest\x1a\x1b.causim.remote.v1.TimeReply\x12\x42\n\x04Step\x12\x1d.causim.remote.v1.StepRequest\x1a\x1b.causim.remote.v1.TimeReply\x12L\n\tStepUntil\x12\".causim.remote.v1.StepUntilRequest\x1a\x1b.causim.remote.v1.TimeReply\x12?\n\x03Run\x12\x1c.causim.remote.v1.RunRequest\x1a\x1a.causim.remote.v1.RunReply\x12\x42\n\x04Halt\x12\x1d.causim.remote.v1.HaltRequest\x1a\x1b.causim.remote.v1.HaltReply\x12R\n\x0cProcessEvent\x12%.causim.remote.v1.ProcessEventRequest\x1a\x1b.causim.remote.v1.TimeReply\x12Z\n\x0cProcessQuery\x12%.causim.remote.v1.ProcessQueryRequest\x1a#.causim.remote.v1.ProcessQueryReply\x12N\n\x08Schedule\x12!.causim.remote.v1.ScheduleRequest\x1a\x1f.causim.remote.v1.ScheduleReply\x12\x44\n\x05\x44rain\x12\x1d.causim.remote.v1.SinkRequest\x1a\x1c.causim.remote.v1.DrainReply\x12\x46\n\x06Latest\x12\x1d.causim.remote.v1.SinkRequest\x1a\x1d.causim.remote.v1.LatestReply\x12J\n\tSubscribe\x12\x1d.causim.remote.v1.SinkRequest\x1a\x1c.causim.remote.v1.SinkValues0\x01\x12\x42\n\x04Save\x12\x1d.causim.remote.v1.SaveRequest\x1a\x1b.causim.remote.v1.SaveReply\x12K\n\x07Restore\x12 .causim.remote.v1.RestoreRequest\x1a\x1e.causim.remote.v1.RestoreReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'causim_client._proto.causim_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ENDPOINTKIND']._serialized_start=1372
-  _globals['_ENDPOINTKIND']._serialized_end=1491
+  _globals['_ENDPOINTKIND']._serialized_start=1431
+  _globals['_ENDPOINTKIND']._serialized_end=1550
   _globals['_INITREQUEST']._serialized_start=55
   _globals['_INITREQUEST']._serialized_end=89
   _globals['_INITREPLY']._serialized_start=91
@@ -75,18 +75,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SINKREQUEST']._serialized_end=1070
   _globals['_SINKVALUE']._serialized_start=1072
   _globals['_SINKVALUE']._serialized_end=1120
-  _globals['_DRAINREPLY']._serialized_start=1122
-  _globals['_DRAINREPLY']._serialized_end=1196
-  _globals['_LATESTREPLY']._serialized_start=1198
-  _globals['_LATESTREPLY']._serialized_end=1255
-  _globals['_SAVEREQUEST']._serialized_start=1257
-  _globals['_SAVEREQUEST']._serialized_end=1270
-  _globals['_SAVEREPLY']._serialized_start=1272
-  _globals['_SAVEREPLY']._serialized_end=1301
-  _globals['_RESTOREREQUEST']._serialized_start=1303
-  _globals['_RESTOREREQUEST']._serialized_end=1337
-  _globals['_RESTOREREPLY']._serialized_start=1339
-  _globals['_RESTOREREPLY']._serialized_end=1370
-  _globals['_SIMULATOR']._serialized_start=1494
-  _globals['_SIMULATOR']._serialized_end=2633
+  _globals['_SINKVALUES']._serialized_start=1122
+  _globals['_SINKVALUES']._serialized_end=1179
+  _globals['_DRAINREPLY']._serialized_start=1181
+  _globals['_DRAINREPLY']._serialized_end=1255
+  _globals['_LATESTREPLY']._serialized_start=1257
+  _globals['_LATESTREPLY']._serialized_end=1314
+  _globals['_SAVEREQUEST']._serialized_start=1316
+  _globals['_SAVEREQUEST']._serialized_end=1329
+  _globals['_SAVEREPLY']._serialized_start=1331
+  _globals['_SAVEREPLY']._serialized_end=1360
+  _globals['_RESTOREREQUEST']._serialized_start=1362
+  _globals['_RESTOREREQUEST']._serialized_end=1396
+  _globals['_RESTOREREPLY']._serialized_start=1398
+  _globals['_RESTOREREPLY']._serialized_end=1429
+  _globals['_SIMULATOR']._serialized_start=1553
+  _globals['_SIMULATOR']._serialized_end=2693
 # @@protoc_insertion_point(module_scope)

@@ -164,6 +164,12 @@ class SinkValue(_message.Message):
     value_json: str
     def __init__(self, time_ns: _Optional[int] = ..., value_json: _Optional[str] = ...) -> None: ...
 
+class SinkValues(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedCompositeFieldContainer[SinkValue]
+    def __init__(self, values: _Optional[_Iterable[_Union[SinkValue, _Mapping]]] = ...) -> None: ...
+
 class DrainReply(_message.Message):
     __slots__ = ("values", "dropped")
     VALUES_FIELD_NUMBER: _ClassVar[int]

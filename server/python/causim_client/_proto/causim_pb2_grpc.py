@@ -97,7 +97,7 @@ class SimulatorStub:
         self.Subscribe = channel.unary_stream(
                 '/causim.remote.v1.Simulator/Subscribe',
                 request_serializer=causim__client_dot___proto_dot_causim__pb2.SinkRequest.SerializeToString,
-                response_deserializer=causim__client_dot___proto_dot_causim__pb2.SinkValue.FromString,
+                response_deserializer=causim__client_dot___proto_dot_causim__pb2.SinkValues.FromString,
                 _registered_method=True)
         self.Save = channel.unary_unary(
                 '/causim.remote.v1.Simulator/Save',
@@ -204,7 +204,8 @@ class SimulatorServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Subscribe(self, request, context):
-        """Every value a sink receives from now on, as it arrives.
+        """Every value a sink receives from now on, as it arrives: each message
+        holds the values waiting when it was sent (at least one), oldest first.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -290,7 +291,7 @@ def add_SimulatorServicer_to_server(servicer, server):
             'Subscribe': grpc.unary_stream_rpc_method_handler(
                     servicer.Subscribe,
                     request_deserializer=causim__client_dot___proto_dot_causim__pb2.SinkRequest.FromString,
-                    response_serializer=causim__client_dot___proto_dot_causim__pb2.SinkValue.SerializeToString,
+                    response_serializer=causim__client_dot___proto_dot_causim__pb2.SinkValues.SerializeToString,
             ),
             'Save': grpc.unary_unary_rpc_method_handler(
                     servicer.Save,
@@ -653,7 +654,7 @@ class Simulator:
             target,
             '/causim.remote.v1.Simulator/Subscribe',
             causim__client_dot___proto_dot_causim__pb2.SinkRequest.SerializeToString,
-            causim__client_dot___proto_dot_causim__pb2.SinkValue.FromString,
+            causim__client_dot___proto_dot_causim__pb2.SinkValues.FromString,
             options,
             channel_credentials,
             insecure,
