@@ -333,3 +333,42 @@ impl SharedEndpoints {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use causim::{EventSource, SimInit};
+
+    use super::Endpoints;
+
+    #[test]
+    fn a_name_declared_twice_is_reported() {
+        let init = SimInit::new().with_threads(1);
+        let mut endpoints = Endpoints::new(init.time_view());
+        endpoints.event_source("a", EventSource::<bool>::new(), "first");
+        let _sink = endpoints.sink::<f64>("a", "second");
+        let error = endpoints.split().err().expect("refused");
+        assert_eq!(
+            error,
+            "the bench declares endpoint `a` twice; endpoint names must be unique"
+        );
+    }
+
+    #[test]
+    fn endpoints_are_listed_in_declaration_order_with_their_types() {
+        let init = SimInit::new().with_threads(1);
+        let mut endpoints = Endpoints::new(init.time_view());
+        let _sink = endpoints.sink::<Vec<u8>>("z", "bytes");
+        endpoints.event_source("a", EventSource::<(f64, bool)>::new(), "a pair");
+        let (shared, queries) = endpoints.split().expect("unique names");
+        assert!(queries.is_empty());
+        let listed: Vec<(&str, &str)> = shared
+            .listing
+            .iter()
+            .map(|e| (e.name.as_str(), e.payload_type.as_str()))
+            .collect();
+        assert_eq!(listed, [("z", "alloc::vec::Vec<u8>"), ("a", "(f64, bool)")]);
+        let schema: serde_json::Value =
+            serde_json::from_str(&shared.listing[1].payload_schema).expect("JSON");
+        assert_eq!(schema["type"], "array", "{schema}");
+    }
+}

@@ -110,3 +110,6 @@ impl SinkBuffer {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests;
