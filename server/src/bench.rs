@@ -2,20 +2,82 @@
 
 use std::fmt;
 
-use causim::Simulation;
+use causim::{SimInit, SimTime, Simulation, SimulationError};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use tonic::Status;
 
 use crate::endpoints::{schema_of, Endpoints};
 
-/// A built bench: the simulation, initialised, and its named endpoints.
-#[derive(Debug)]
+/// What runs once after a fresh `init`.
+type AfterInit = Box<dyn FnOnce(&mut Simulation) -> Result<(), SimulationError> + Send>;
+
+/// A built bench, not initialised yet, and its named endpoints.
+///
+/// The server initialises it (`SimInit::init` at [`start`](Self::starting_at)),
+/// then runs the [`after_init`](Self::after_init) step, if any. It is
+/// handed over before `init` so that the server decides how the bench
+/// starts: once causim can restore a snapshot, the same bench will be
+/// restored instead of initialised (the `Restore` call, pending), and the
+/// after-init step (which schedules what a snapshot already holds) skipped.
 pub struct Bench {
-    /// The simulation, after `SimInit::init`.
-    pub simulation: Simulation,
+    /// The bench, models added, not initialised.
+    init: SimInit,
     /// What a client may use, by name.
-    pub endpoints: Endpoints,
+    endpoints: Endpoints,
+    /// The simulation time to start at.
+    start: SimTime,
+    /// Runs once after a fresh `init`: the bench's own schedule, say.
+    after_init: Option<AfterInit>,
+}
+
+impl Bench {
+    /// The bench `init`, starting at time zero, with `endpoints`.
+    pub fn new(init: SimInit, endpoints: Endpoints) -> Self {
+        Bench {
+            init,
+            endpoints,
+            start: SimTime::ZERO,
+            after_init: None,
+        }
+    }
+
+    /// Starts the simulation at `start` instead of time zero.
+    pub fn starting_at(mut self, start: SimTime) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// Runs `step` once the simulation is initialised (to schedule the
+    /// bench's own events through `simulation.scheduler()`, say); its error
+    /// fails the build.
+    pub fn after_init(
+        mut self,
+        step: impl FnOnce(&mut Simulation) -> Result<(), SimulationError> + Send + 'static,
+    ) -> Self {
+        self.after_init = Some(Box::new(step));
+        self
+    }
+
+    /// Initialises the bench: the simulation and its endpoints.
+    pub(crate) fn initialise(self) -> Result<(Simulation, Endpoints), SimulationError> {
+        let mut simulation = self.init.init(self.start)?;
+        if let Some(step) = self.after_init {
+            step(&mut simulation)?;
+        }
+        Ok((simulation, self.endpoints))
+    }
+}
+
+impl fmt::Debug for Bench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Bench")
+            .field("init", &self.init)
+            .field("endpoints", &self.endpoints)
+            .field("start", &self.start)
+            .field("after_init", &self.after_init.is_some())
+            .finish()
+    }
 }
 
 /// Builds a bench from the JSON text of a configuration.

@@ -188,10 +188,13 @@ impl Local {
     /// stays.
     pub(crate) fn init(&mut self, config: &str) -> Result<&mut LiveBench, Status> {
         let bench = (self.factory.build)(config)?;
-        let (endpoints, queries) = bench.endpoints.split().map_err(Status::invalid_argument)?;
+        let (simulation, endpoints) = bench.initialise().map_err(|error| {
+            Status::invalid_argument(format!("the bench could not be initialised: {error}"))
+        })?;
+        let (endpoints, queries) = endpoints.split().map_err(Status::invalid_argument)?;
         let published = Published {
             endpoints,
-            scheduler: bench.simulation.scheduler(),
+            scheduler: simulation.scheduler(),
         };
         // The old bench goes first: its sinks' subscribers see their end.
         self.bench = None;
@@ -201,7 +204,7 @@ impl Local {
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(published));
         Ok(self.bench.insert(LiveBench {
-            simulation: bench.simulation,
+            simulation,
             queries,
         }))
     }

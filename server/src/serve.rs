@@ -130,8 +130,7 @@ impl From<std::io::Error> for ServeError {
 ///     let init = SimInit::new().with_threads(config.threads.unwrap_or(1));
 ///     let endpoints = Endpoints::new(init.time_view());
 ///     // … add models, declare endpoints …
-///     let simulation = init.init(SimTime::ZERO)?;
-///     Ok::<_, SimulationError>(Bench { simulation, endpoints })
+///     Ok::<_, SimulationError>(Bench::new(init, endpoints))
 /// })?;
 /// let listening = server.bind(&ServeOptions::default()).await?;
 /// println!("listening on {}", listening.local_addr());
@@ -145,8 +144,8 @@ pub struct Server {
 
 impl Server {
     /// A server of the bench that `build` makes from a configuration `C`
-    /// (JSON; an empty one is `C::default()`). No bench exists until
-    /// [`init`](Self::init) or a client's `Init`.
+    /// (JSON; an empty one is `C::default()`); the server initialises it.
+    /// No bench exists until [`init`](Self::init) or a client's `Init`.
     pub fn new<C, E>(
         build: impl FnMut(C) -> Result<Bench, E> + Send + 'static,
     ) -> Result<Self, ServeError>

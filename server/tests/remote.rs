@@ -879,3 +879,46 @@ fn tls_serves_clients_that_trust_the_certificate() {
         }
     });
 }
+
+/// A model that does nothing, for benches that fail to start.
+#[causim::model]
+#[derive(Debug)]
+struct Idle {}
+
+#[causim::model]
+impl Idle {}
+
+#[test]
+fn a_bench_that_cannot_start_is_refused_and_the_server_serves_on() {
+    use causim::prelude::*;
+    use causim_server::{Bench, Endpoints};
+
+    run(async {
+        // A name with `/`: `init` refuses it.
+        let server = Server::new(|(): ()| {
+            let init = SimInit::new().with_threads(1);
+            let endpoints = Endpoints::new(init.time_view());
+            let init = init.add_model(Idle {}, Mailbox::new(), "a/b");
+            Ok::<_, SimulationError>(Bench::new(init, endpoints))
+        })
+        .expect("starts");
+        let listening = server.bind(&loopback()).await.expect("binds");
+        let address = format!("http://{}", listening.local_addr());
+        tokio::spawn(listening.serve());
+        let mut client = SimulatorClient::connect(address).await.expect("connects");
+        let error = client
+            .init(proto::InitRequest::default())
+            .await
+            .expect_err("refused");
+        assert_eq!(error.code(), Code::InvalidArgument);
+        assert!(
+            error
+                .message()
+                .starts_with("the bench could not be initialised:")
+                && error.message().contains("a/b"),
+            "{error}"
+        );
+        let listing = client.list_endpoints(proto::ListEndpointsRequest {}).await;
+        assert!(!listing.expect("still serving").into_inner().initialized);
+    });
+}

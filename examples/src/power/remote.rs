@@ -106,18 +106,19 @@ pub fn build(config: RemoteConfig) -> Result<Bench, SimulationError> {
     sat.power.telemetry().connect_sink(&telemetry);
     orbit.sunlit.connect_sink(&sunlit);
 
-    let simulation = init
+    let init = init
         .add_model(orbit, Mailbox::new(), "orbit")
         .add_composite(sat, "sat")
         .add_sink(&voltage, "power/bus_voltage")
         .add_sink(&telemetry, "power/telemetry")
-        .add_sink(&sunlit, "orbit/sunlit")
-        .init(SimTime::ZERO)?;
-    if config.heater_timetable {
-        schedule_survival_heater(&simulation.scheduler(), &survival_heater)?;
+        .add_sink(&sunlit, "orbit/sunlit");
+    let bench = Bench::new(init, endpoints);
+    if !config.heater_timetable {
+        return Ok(bench);
     }
-    Ok(Bench {
-        simulation,
-        endpoints,
-    })
+    // Scheduled once, after a fresh start (a restored bench has them).
+    Ok(bench.after_init(move |simulation| {
+        schedule_survival_heater(&simulation.scheduler(), &survival_heater)?;
+        Ok(())
+    }))
 }

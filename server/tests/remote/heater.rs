@@ -166,13 +166,9 @@ pub fn build(config: TankConfig) -> Result<Bench, SimulationError> {
     tank.temperature.connect_sink(&temperature);
     let samples = endpoints.sink::<Sample>("tank/samples", "time and temperature");
     tank.samples.connect_sink(&samples);
-    let simulation = init
+    let init = init
         .add_model(tank, mailbox, "tank")
         .add_sink(&temperature, "tank/temperature")
-        .add_sink(&samples, "tank/samples")
-        .init(SimTime::ZERO)?;
-    Ok(Bench {
-        simulation,
-        endpoints,
-    })
+        .add_sink(&samples, "tank/samples");
+    Ok(Bench::new(init, endpoints))
 }
