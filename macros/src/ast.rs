@@ -35,6 +35,15 @@ pub enum ModelArgValue {
     Path(Path),
     /// `ports = Name`, `message = Name`.
     Ident(Ident),
+    /// `save`, or `save(version = N)`.
+    Save {
+        /// The state's format version, if given.
+        version: Option<syn::LitInt>,
+        /// Arguments of `save(...)` that are not `version = N`, reported
+        /// by `valid/rules/arguments.rs` (the rest of `#[model]` is still
+        /// applied, so that nothing else is reported).
+        unknown: Vec<syn::Error>,
+    },
     /// An argument not known to the macro (reported by `valid/rules/arguments.rs`).
     Unknown,
 }
@@ -45,11 +54,12 @@ impl ModelArgs {
         let mut args = Vec::new();
         let parser = syn::meta::parser(|meta| {
             let key = meta.path.get_ident().cloned().ok_or_else(|| {
-                meta.error("expected `crate = path`, `ports = Name` or `message = Name`")
+                meta.error("expected `crate = path`, `ports = Name`, `message = Name` or `save`")
             })?;
             let value = match key.to_string().as_str() {
                 "crate" => ModelArgValue::Path(meta.value()?.call(Path::parse_mod_style)?),
                 "ports" | "message" => ModelArgValue::Ident(meta.value()?.parse()?),
+                "save" => parse_save(&meta)?,
                 _ => {
                     // Skip the value, if any, so that later arguments are
                     // still checked.
@@ -67,6 +77,28 @@ impl ModelArgs {
         parser.parse2(tokens)?;
         Ok(ModelArgs { args })
     }
+}
+
+/// `save` or `save(version = N)`.
+fn parse_save(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<ModelArgValue> {
+    let (mut version, mut unknown) = (None, Vec::new());
+    if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| {
+            if inner.path.is_ident("version") {
+                version = Some(inner.value()?.parse()?);
+                return Ok(());
+            }
+            unknown.push(
+                inner.error("expected `version = N`, the version of the saved state's format"),
+            );
+            // Skip the value, if any, so that later arguments are read.
+            if inner.input.peek(Token![=]) {
+                let _: syn::Expr = inner.value()?.parse()?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(ModelArgValue::Save { version, unknown })
 }
 
 /// A model struct.
@@ -88,6 +120,9 @@ pub struct Field<'a> {
     pub required: Vec<&'a Attribute>,
     /// Its attributes that misspell `#[required]`.
     pub typos: Vec<Typo<'a>>,
+    /// Its `#[transient]` attributes: a state field left out of a
+    /// snapshot.
+    pub transient: Vec<&'a Attribute>,
 }
 
 /// An attribute that misspells a causim attribute, e.g. `#[requried]`:
@@ -112,6 +147,11 @@ impl<'a> Typo<'a> {
 /// Whether `attr` is `#[required]`, or a misspelling of it.
 pub fn is_required(attr: &Attribute) -> bool {
     attr.path().is_ident("required") || Typo::of(attr, &["required"]).is_some()
+}
+
+/// Whether `attr` is `#[transient]`.
+pub fn is_transient(attr: &Attribute) -> bool {
+    attr.path().is_ident("transient")
 }
 
 /// What a field is, judged by its type's last path segment.
@@ -141,6 +181,7 @@ impl<'a> Struct<'a> {
                     .iter()
                     .filter_map(|a| Typo::of(a, &["required"]))
                     .collect(),
+                transient: field.attrs.iter().filter(|a| is_transient(a)).collect(),
             })
             .collect();
         Struct { item, fields }

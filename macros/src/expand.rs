@@ -4,6 +4,8 @@
 
 mod fields;
 mod methods;
+mod save_hooks;
+mod state;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -42,8 +44,9 @@ fn struct_half(mut cx: Ctxt, args: &ModelArgs, item: &syn::ItemStruct) -> TokenS
     let ast = ast::Struct::parse(item);
     let model = valid::check_struct(&mut cx, args, &ast);
     let generated = fields::expand(&model);
+    let state = state::expand(&model);
     let item = strip_struct(item.clone());
-    finish(cx, quote!(#item #generated))
+    finish(cx, quote!(#item #generated #state))
 }
 
 /// The impl block, stripped of the port attributes, and what its methods
@@ -99,7 +102,9 @@ fn with_errors(tokens: TokenStream, error: syn::Error) -> TokenStream {
 /// `#[model]` consumed.
 fn strip_struct(mut item: syn::ItemStruct) -> syn::ItemStruct {
     for field in &mut item.fields {
-        field.attrs.retain(|a| !ast::is_required(a));
+        field
+            .attrs
+            .retain(|a| !ast::is_required(a) && !ast::is_transient(a));
     }
     item
 }

@@ -50,6 +50,8 @@ use proc_macro::TokenStream;
 ///   when the bench is initialised.
 /// - `#[required]` on an `Output` or `Requestor` field: `SimInit::init`
 ///   fails, naming the model, the port and its type, if it is unconnected.
+/// - `#[transient]` on a state field of a saveable model: left out of a
+///   snapshot; a restored bench keeps the value its code gave the field.
 ///
 /// Other methods stay plain methods.
 ///
@@ -57,7 +59,13 @@ use proc_macro::TokenStream;
 ///
 /// - `crate = path`: where the causim crate is (default `::causim`);
 /// - on the impl block only, `message = Name` and `ports = Name`: rename the
-///   generated enum and struct (default `NameMessage`, `NamePorts`).
+///   generated enum and struct (default `NameMessage`, `NamePorts`);
+/// - `save` on both halves (causim's feature `save`): the model can be
+///   saved and restored (`Simulation::save`, `SimInit::restore`); its
+///   state fields (not its ports, not those marked `#[transient]`) must be
+///   `Serialize + DeserializeOwned`. `save(version = N)` on the struct
+///   numbers the state's format (1 by default): a snapshot of another
+///   version is refused on restore.
 ///
 /// # Example
 ///

@@ -436,3 +436,38 @@ fn docs_show_the_snapshotted_model() {
          (steps in the comment before `docs_page`)"
     );
 }
+
+#[test]
+fn saveable() {
+    let item_struct = quote! {
+        pub struct Battery {
+            #[required]
+            pub voltage: Output<f64>,
+            charge_wh: f64,
+            timeout: Option<EventKey>,
+            #[transient]
+            spec: Spec,
+        }
+    };
+    let item_impl = quote! {
+        impl Battery {
+            #[input]
+            pub fn charge(&mut self, wh: f64) {
+                self.charge_wh += wh;
+            }
+
+            #[input]
+            pub async fn sample(&mut self) {
+                self.voltage.send(self.spec.volts(self.charge_wh)).await;
+            }
+
+            #[replier]
+            pub fn level(&mut self) -> f64 {
+                self.charge_wh
+            }
+        }
+    };
+    let mut out = expand::model(quote!(save(version = 2)), item_struct);
+    out.extend(expand::model(quote!(save), item_impl));
+    assert_expansion("saveable", pretty(out));
+}

@@ -59,6 +59,11 @@ pub struct Settings {
     pub ports: Option<Ident>,
     /// Name of the generated message enum, if overridden.
     pub message: Option<Ident>,
+    /// Whether the model can be saved (`save`).
+    pub save: bool,
+    /// The saved state's format version (`save(version = N)`), 1 unless
+    /// given.
+    pub version: u32,
 }
 
 /// A validated sending port (a field).
@@ -85,6 +90,17 @@ pub struct ModelStruct<'a> {
     pub item: &'a syn::ItemStruct,
     /// Its sending ports, in declaration order.
     pub ports: Vec<SendPort<'a>>,
+    /// The fields a snapshot holds (state fields not marked
+    /// `#[transient]`), in declaration order; empty unless `save`.
+    pub saved: Vec<SavedField<'a>>,
+}
+
+/// A state field that a snapshot holds.
+pub struct SavedField<'a> {
+    /// The field's name.
+    pub ident: &'a Ident,
+    /// The field's type.
+    pub ty: &'a Type,
 }
 
 /// A validated receiving port (a method).

@@ -69,6 +69,26 @@ impl<M: Model> Context<M> {
         self.mailbox.address_ref()
     }
 
+    /// The sequence number of this model's next event (saved in a
+    /// snapshot, so that a restored bench orders same-time events as the
+    /// saved one would have).
+    #[cfg(feature = "save")]
+    pub(crate) fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Sets the sequence number of this model's next event (a restore).
+    #[cfg(feature = "save")]
+    pub(crate) fn set_seq(&mut self, seq: u64) {
+        self.seq = seq;
+    }
+
+    /// True if the bench is being restored from a snapshot: the model's
+    /// `init` hook, which ran before the bench was saved, is not run again.
+    pub(crate) fn skips_init(&self) -> bool {
+        self.core.skips_init()
+    }
+
     /// Takes the model's next message, or registers the task's waker.
     #[inline]
     pub(crate) fn poll_recv(&mut self, task_cx: &mut task::Context<'_>) -> Poll<M::Message> {

@@ -40,6 +40,7 @@ mod prefetch;
 pub mod realtime;
 pub mod scheduler;
 pub mod simulation;
+pub mod snapshot;
 pub(crate) mod sync;
 mod thread_mark;
 pub mod time;
@@ -81,6 +82,8 @@ pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError, ZeroD
 pub use simulation::{
     BlockedModel, MissingConnection, Progress, SimInit, Simulation, SimulationError, WaitingFor,
 };
+#[cfg(feature = "save")]
+pub use snapshot::{RestoreError, SaveError};
 pub use time::{SimTime, SimTimeError};
 pub use time_view::TimeView;
 

@@ -126,6 +126,9 @@ use std::future::Future;
 
 use crate::context::Context;
 pub use crate::ports::ConnectionList;
+pub use crate::snapshot::hooks::{
+    PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter,
+};
 
 pub(crate) use run::run_model;
 
@@ -188,6 +191,14 @@ pub trait Model: Sized + Send + 'static {
     /// shows its ports in the topology but no connection leaving them.
     fn list_connections(&self, list: &mut ConnectionList) {
         let _ = list;
+    }
+
+    /// How to save and restore this model's state and its pending events
+    /// (see [`crate::snapshot`]); `None`, the default, for a model that
+    /// cannot be saved: `Simulation::save` then refuses the bench, naming
+    /// it. `#[model(save)]` writes it.
+    fn save_hooks() -> Option<SaveHooks<Self>> {
+        None
     }
 }
 

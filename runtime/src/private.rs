@@ -5,15 +5,24 @@
 //! error messages are stable.
 
 pub use crate::context::Context;
+pub use crate::mailbox::Address;
 pub use crate::model::{Model, ModelMetadata, PortKind, PortMetadata};
+pub use crate::model::{PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter};
+pub use crate::ports::event::Event;
 pub use crate::ports::{
     ConnectionList, InputPort, Output, ReplierPort, ReplySender, Requestor, SendingPort,
 };
+pub use crate::snapshot::codec::{
+    CloneEvent, Codec, MakeEvent, NoSerdeCodec, OnceEvent, SerdeCodec,
+};
+pub use core::any::Any;
 pub use core::convert::Infallible;
 pub use core::fmt;
 pub use core::future::Future;
 pub use core::marker::PhantomData;
-pub use core::option::Option::{None, Some};
+pub use core::option::Option::{self, None, Some};
+pub use core::result::Result::{self, Err, Ok};
+pub use core::time::Duration;
 pub use std::vec::Vec;
 
 use std::any::TypeId;
@@ -40,6 +49,56 @@ pub trait ModelFields {
     /// Lists the connections of every output and requestor.
     fn list_connections(&self, list: &mut ConnectionList);
 }
+
+/// The state half of a saveable model, which `#[model(save)]` on the
+/// struct generates: the saved fields, and how they are written and read.
+///
+/// `#[model(save)]` on the impl block reads it, so forgetting `save` on
+/// the struct fails here, with this message.
+#[diagnostic::on_unimplemented(
+    message = "the struct `{Self}` is not marked `#[model(save)]`",
+    label = "`#[model(save)]` on this impl block needs `#[model(save)]` on the struct too",
+    note = "write `#[model(save)]` on the struct definition of `{Self}`: it says which fields are saved"
+)]
+pub trait ModelState {
+    /// The version of the saved state's format.
+    const VERSION: u32;
+    /// The saved fields, in order.
+    const FIELDS: &'static [&'static str];
+    /// Writes the saved fields.
+    fn save_state(&self, state: &mut StateWriter) -> Result<(), StateError>;
+    /// Reads the saved fields back, assigning them once all were read.
+    fn restore_state(&mut self, state: &mut StateReader<'_>) -> Result<(), StateError>;
+}
+
+/// Implemented by `#[model(save)]` on the impl block, for the struct half
+/// to check that both halves say `save`.
+#[diagnostic::on_unimplemented(
+    message = "the impl block of `{Self}` is not marked `#[model(save)]`",
+    label = "`#[model(save)]` on this struct needs `#[model(save)]` on its impl block too",
+    note = "write `#[model(save)]` on the impl block of `{Self}`: it lets the snapshot code reach the model and its pending events"
+)]
+pub trait SaveableImpl {}
+
+/// Compiles only if `M`'s impl block is marked `#[model(save)]`.
+pub fn require_saveable_impl<M: SaveableImpl>() {}
+
+/// Implemented when causim's feature `save` is on.
+#[diagnostic::on_unimplemented(
+    message = "`#[model(save)]` needs causim's feature `save`",
+    label = "the feature `save` of causim is off",
+    note = "enable it in Cargo.toml: `causim = {{ version = \"0.1\", features = [\"save\"] }}`"
+)]
+pub trait SaveFeature {}
+
+#[cfg(feature = "save")]
+impl SaveFeature for () {}
+
+/// Compiles only with causim's feature `save`.
+pub fn require_save_feature<T: SaveFeature>() {}
+
+#[cfg(feature = "save")]
+pub use serde::{de::DeserializeOwned, Serialize};
 
 /// How `#[model]` lists a sending port's connections:
 /// `(&self.field).list_port("field", list)` with this trait and

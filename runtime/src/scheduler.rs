@@ -201,6 +201,9 @@ pub(crate) struct SchedulerCore {
     bench_seq: AtomicU64,
     /// Set when the simulation is dropped; every later event is refused.
     closed: AtomicBool,
+    /// Set while a bench restored from a snapshot starts: its models'
+    /// `init` hooks are not run (they ran before the bench was saved).
+    skip_init: AtomicBool,
     /// The number of live [`Scheduler`] handles. While there is none, no
     /// other thread can queue an event during a step (contexts off the
     /// driving thread exist only with the multi-threaded executor, which
@@ -224,6 +227,7 @@ impl SchedulerCore {
             halt_requested: AtomicBool::new(false),
             bench_seq: AtomicU64::new(0),
             closed: AtomicBool::new(false),
+            skip_init: AtomicBool::new(false),
             handles: AtomicUsize::new(0),
             bench: BenchId::new(),
         }
@@ -253,6 +257,67 @@ impl SchedulerCore {
     /// scheduler checks its event against the clock in between.
     fn set_time_locked(&self, _heap: &HeapGuard<'_>, time: SimTime) {
         self.time.store(time.as_nanos(), Ordering::Release);
+    }
+
+    /// True while a restored bench starts (see `skip_init`).
+    pub(crate) fn skips_init(&self) -> bool {
+        self.skip_init.load(Ordering::Relaxed)
+    }
+
+    /// Starts or ends the start of a restored bench.
+    #[cfg(feature = "save")]
+    pub(crate) fn set_skip_init(&self, skip: bool) {
+        self.skip_init.store(skip, Ordering::Relaxed);
+    }
+
+    /// The next sequence number of the bench origin (saved in a snapshot).
+    #[cfg(feature = "save")]
+    pub(crate) fn bench_seq(&self) -> u64 {
+        self.bench_seq.load(Ordering::Relaxed)
+    }
+
+    /// Sets the next sequence number of the bench origin (a restore).
+    #[cfg(feature = "save")]
+    pub(crate) fn set_bench_seq(&self, seq: u64) {
+        self.bench_seq.store(seq, Ordering::Relaxed);
+    }
+
+    /// Takes every pending event out, staged or queued, cancelled or not,
+    /// in no particular order, for a snapshot to look at outside the lock
+    /// (their payloads' `Serialize` impls are user code); the caller puts
+    /// them back with [`put_back_pending`](SchedulerCore::put_back_pending).
+    /// Between steps, on the driving thread: a `Scheduler` handle on
+    /// another thread may queue meanwhile, which the order by key makes
+    /// harmless.
+    #[cfg(feature = "save")]
+    pub(crate) fn take_pending(&self) -> Vec<Entry> {
+        let mut entries = self
+            .local
+            .with(|staged| std::mem::take(&mut staged.entries))
+            .unwrap_or_default();
+        let queue = self.lock_heap().take_all();
+        queue.drain_into(&mut entries);
+        entries
+    }
+
+    /// Queues events taken by [`take_pending`](SchedulerCore::take_pending)
+    /// again; their keys fix their order.
+    #[cfg(feature = "save")]
+    pub(crate) fn put_back_pending(&self, entries: Vec<Entry>) {
+        let mut heap = self.lock_heap();
+        for entry in entries {
+            heap.push(entry);
+        }
+    }
+
+    /// Queues restored events, whose times are not before the clock.
+    #[cfg(feature = "save")]
+    pub(crate) fn restore_entries(&self, entries: Vec<Entry>) {
+        let now = self.time();
+        if entries.iter().any(|entry| entry.order.time == now) {
+            self.zero_delay.store(true, Ordering::Relaxed);
+        }
+        self.put_back_pending(entries);
     }
 
     /// Asks the simulation to stop after the current time step.

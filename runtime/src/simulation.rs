@@ -83,6 +83,9 @@ pub struct Simulation {
     pub(crate) topology: crate::topology::Recorder,
     /// The progress callback of long calls, if set (see `progress.rs`).
     progress: Option<Box<progress::ProgressHook>>,
+    /// The models, for a snapshot (see `crate::snapshot`).
+    #[cfg(feature = "save")]
+    pub(crate) saveable: crate::snapshot::Registry,
     /// Not `Sync`: the schedule's staged events rely on the methods of a
     /// simulation running on one thread at a time (see `scheduler::local`).
     not_sync: PhantomData<Cell<()>>,
@@ -107,6 +110,8 @@ impl Simulation {
             live: None,
             topology: Default::default(),
             progress: None,
+            #[cfg(feature = "save")]
+            saveable: crate::snapshot::Registry::default(),
             not_sync: PhantomData,
             _owner: Owner::new(core),
         }
@@ -714,8 +719,39 @@ impl Simulation {
     /// are staged without a lock (see `scheduler::local`). The
     /// multi-threaded executor polls on other threads too, and its models
     /// keep using the locked queue.
-    fn drive(&self) -> Option<Driving> {
+    pub(crate) fn drive(&self) -> Option<Driving> {
         matches!(self.executor, Executor::St(_)).then(|| self.core.drive())
+    }
+
+    /// Fails if an earlier call hit a fatal error; otherwise runs `send`
+    /// (which delivers messages from the bench) and processes what it
+    /// delivered, without moving the clock. For the snapshot code, between
+    /// steps: without the call's wall-clock limit, which is the models'
+    /// time (a snapshot of a large bench may take longer than a step, and
+    /// a timeout would end the simulation).
+    #[cfg(feature = "save")]
+    pub(crate) fn run_bench_messages(
+        &mut self,
+        send: impl FnOnce(&Self),
+    ) -> Result<(), SimulationError> {
+        self.check_usable()?;
+        let _driving = self.drive();
+        let _bench = self.enter();
+        send(self);
+        self.settle(None)?;
+        self.check_unbound()
+    }
+
+    /// The fatal error that ended the simulation, if any.
+    #[cfg(feature = "save")]
+    pub(crate) fn fatal_error(&self) -> Option<SimulationError> {
+        self.fatal.clone()
+    }
+
+    /// The schedule and clock.
+    #[cfg(feature = "save")]
+    pub(crate) fn core(&self) -> &Arc<SchedulerCore> {
+        &self.core
     }
 
     /// Marks this thread as running this bench's models until the guard

@@ -26,7 +26,15 @@ use std::time::Duration;
 /// assert_eq!(t1.as_nanos(), 11_500_000_000);
 /// assert_eq!(t1 - t0, Duration::from_millis(1500));
 /// ```
+///
+/// With the feature `save` or `session`, a `SimTime` is serialisable (as
+/// its nanoseconds), so that a model can keep times in saved state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    any(feature = "save", feature = "session"),
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct SimTime {
     /// Nanoseconds since the epoch.
     nanos: u64,

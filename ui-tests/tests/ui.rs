@@ -21,4 +21,13 @@ fn ui() {
     ] {
         cases.compile_fail(format!("tests/ui/{category}/*.rs"));
     }
+    // `#[model(save)]`: its diagnostics with causim's feature `save`, and
+    // the one without it (`cargo test -p causim-ui-tests --features save`
+    // runs the first set; CI runs both).
+    if cfg!(feature = "save") {
+        cases.pass("tests/ui/save_pass/*.rs");
+        cases.compile_fail("tests/ui/save/*.rs");
+    } else {
+        cases.compile_fail("tests/ui/save_off/*.rs");
+    }
 }

@@ -6,6 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericParam, Generics, Ident, Type};
 
+use super::save_hooks::save_parts;
 use super::{names_any, option, port_list, type_name_expr, type_params};
 use crate::ast::is_unit;
 use crate::names::{port_name, type_name};
@@ -23,6 +24,7 @@ pub fn expand(model: &ModelImpl<'_>) -> TokenStream {
     let model_impl = model_impl(model);
     let debug = debug_impls(model);
     let checks = payload_checks(model);
+    let saveable = save_parts(model).map(|parts| parts.marker_impl);
     let krate = &model.settings.krate;
     quote! {
         #message
@@ -33,6 +35,7 @@ pub fn expand(model: &ModelImpl<'_>) -> TokenStream {
             #model_impl
             #debug
             #checks
+            #saveable
         };
     }
 }
@@ -97,7 +100,8 @@ fn message_enum(model: &ModelImpl<'_>) -> TokenStream {
             }
         }
     });
-    let marker = marker(model).map(|(variant, _)| variant);
+    let marker = marker(model).map(|(variant, _)| quote!(#variant,));
+    let service = save_parts(model).map(|parts| parts.variant);
     // Spanned at the model's name, so that a clash with a user item is
     // reported at `impl Name`.
     quote_spanned! {name.span()=>
@@ -106,12 +110,13 @@ fn message_enum(model: &ModelImpl<'_>) -> TokenStream {
         pub enum #message #generics #where_clause {
             #(#variants,)*
             #marker
+            #service
         }
     }
 }
 
 /// The payload type of a port, `()` when it has none.
-fn payload(port: &RecvPort<'_>) -> TokenStream {
+pub(super) fn payload(port: &RecvPort<'_>) -> TokenStream {
     match &port.payload {
         Some(ty) => quote!(#ty),
         None => quote!(()),
@@ -291,6 +296,7 @@ fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
     let port_name = port_name_fn(model);
     let init = model.init.as_ref().map(init_fn);
     let metadata = metadata_fns(model);
+    let save_hooks = save_parts(model).map(|parts| parts.hooks_fn);
     quote! {
         #[automatically_derived]
         impl #impl_generics causim::Model for #self_ty #where_clause {
@@ -303,6 +309,8 @@ fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
             #init
 
             #metadata
+
+            #save_hooks
         }
     }
 }
@@ -311,7 +319,8 @@ fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
 /// method.
 fn dispatch_fn(model: &ModelImpl<'_>) -> TokenStream {
     let message = &model.message;
-    let uses_context = model.ports.iter().any(|p| p.takes_context);
+    let save = save_parts(model);
+    let uses_context = save.is_some() || model.ports.iter().any(|p| p.takes_context);
     let cx = if uses_context {
         quote!(cx)
     } else {
@@ -319,6 +328,7 @@ fn dispatch_fn(model: &ModelImpl<'_>) -> TokenStream {
     };
     let arms = model.ports.iter().map(|port| dispatch_arm(message, port));
     let marker_arm = marker(model).map(|(_, arm)| arm);
+    let service_arm = save.map(|parts| parts.dispatch_arm);
     quote! {
         fn dispatch<'a>(
             &'a mut self,
@@ -329,6 +339,7 @@ fn dispatch_fn(model: &ModelImpl<'_>) -> TokenStream {
                 match message {
                     #(#arms,)*
                     #marker_arm
+                    #service_arm
                 }
             }
         }
@@ -345,11 +356,13 @@ fn port_name_fn(model: &ModelImpl<'_>) -> TokenStream {
         quote!(#message::#variant(..) => #name)
     });
     let marker_arm = marker(model).map(|(_, arm)| arm);
+    let service_arm = save_parts(model).map(|parts| parts.port_name_arm);
     quote! {
         fn port_name(message: &Self::Message) -> &'static str {
             match *message {
                 #(#arms,)*
                 #marker_arm
+                #service_arm
             }
         }
     }
@@ -492,6 +505,7 @@ fn debug_impls(model: &ModelImpl<'_>) -> TokenStream {
         quote!(#message::#variant(..) => f.write_str(#text))
     });
     let marker_arm = marker(model).map(|(_, arm)| arm);
+    let service_arm = save_parts(model).map(|parts| parts.debug_arm);
     let ports_name = ports_struct.to_string();
     let fields = model.ports.iter().map(|port| {
         let ident = port.ident;
@@ -505,6 +519,7 @@ fn debug_impls(model: &ModelImpl<'_>) -> TokenStream {
                 match *self {
                     #(#arms,)*
                     #marker_arm
+                    #service_arm
                 }
             }
         }

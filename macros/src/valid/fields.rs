@@ -2,7 +2,7 @@
 //! marks.
 
 use super::rules::{check_args, check_generics, check_marker_attr, check_typos};
-use super::{Ctxt, ModelStruct, PortKind, SendPort};
+use super::{Ctxt, ModelStruct, PortKind, SavedField, SendPort};
 use crate::ast::{self, FieldKind};
 
 /// Checks the struct half.
@@ -18,11 +18,51 @@ pub fn check_struct<'a>(
         .iter()
         .filter_map(|field| check_field(cx, field))
         .collect();
+    let saved = saved_fields(cx, model, settings.save);
     ModelStruct {
         settings,
         item: model.item,
         ports,
+        saved,
     }
+}
+
+/// The fields a snapshot holds: with `save`, the named state fields not
+/// marked `#[transient]`. Reports `#[transient]` on a port, or without
+/// `save`.
+fn saved_fields<'a>(cx: &mut Ctxt, model: &ast::Struct<'a>, save: bool) -> Vec<SavedField<'a>> {
+    let mut saved = Vec::new();
+    for field in &model.fields {
+        for (i, attr) in field.transient.iter().enumerate() {
+            check_marker_attr(cx, attr, "transient");
+            if i > 0 {
+                cx.error(attr, "duplicate `#[transient]` attribute");
+            }
+        }
+        let is_state = matches!(field.kind, FieldKind::State);
+        match (field.transient.first(), is_state, save) {
+            (Some(attr), false, _) => cx.error(
+                attr,
+                "a port is never saved (the rebuilt bench connects it again): `#[transient]` applies only to state fields",
+            ),
+            (Some(attr), true, false) => cx.error(
+                attr,
+                "`#[transient]` leaves a field out of a snapshot: it needs `#[model(save)]` on the struct",
+            ),
+            (None, true, true) => match &field.field.ident {
+                Some(ident) => saved.push(SavedField {
+                    ident,
+                    ty: &field.field.ty,
+                }),
+                None => cx.error(
+                    &field.field.ty,
+                    "a saved field needs a name (the snapshot matches fields by name): declare the model with named fields",
+                ),
+            },
+            _ => {}
+        }
+    }
+    saved
 }
 
 /// The field as a sending port, or `None` for state or a broken port.

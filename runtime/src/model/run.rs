@@ -36,14 +36,18 @@ pub(crate) fn run_model<M: Model>(model: M, cx: Context<M>) -> impl Future<Outpu
         // `model/trace.rs`); without it, exactly the plain loop.
         #[cfg(feature = "tracing")]
         let span = super::trace::model_span(cx);
-        #[cfg(not(feature = "tracing"))]
-        Abandonable(model.init(cx)).await;
-        #[cfg(feature = "tracing")]
-        super::trace::in_span(
-            super::trace::init_span(&span, cx),
-            Abandonable(model.init(cx)),
-        )
-        .await;
+        // A bench restored from a snapshot ran its hooks before it was
+        // saved.
+        if !cx.skips_init() {
+            #[cfg(not(feature = "tracing"))]
+            Abandonable(model.init(cx)).await;
+            #[cfg(feature = "tracing")]
+            super::trace::in_span(
+                super::trace::init_span(&span, cx),
+                Abandonable(model.init(cx)),
+            )
+            .await;
+        }
         loop {
             let message = poll_fn(|task_cx| cx.poll_recv(task_cx)).await;
             #[cfg(not(feature = "tracing"))]

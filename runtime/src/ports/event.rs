@@ -50,6 +50,50 @@ pub(crate) trait Action: Any + Send {
     fn describe(&self) -> String {
         "an event".to_string()
     }
+
+    /// Appends the payload to `out` and tells where the event goes, for a
+    /// snapshot; or why it cannot be saved.
+    #[cfg(feature = "save")]
+    fn save(&self, out: &mut Vec<u8>) -> Result<SavedEvent, String> {
+        let _ = out;
+        Err("only events for a model's input can be saved".to_string())
+    }
+}
+
+/// Where a saved event goes.
+#[cfg(feature = "save")]
+pub(crate) struct SavedEvent {
+    /// The recipient's mailbox (see [`channel_identity`]).
+    pub(crate) recipient: usize,
+    /// The input.
+    pub(crate) port: &'static str,
+}
+
+/// What tells a mailbox from every other live one: its channel's address.
+#[cfg(feature = "save")]
+pub(crate) fn channel_identity<M: Model>(address: &Address<M>) -> usize {
+    Arc::as_ptr(address.channel()).cast::<()>() as usize
+}
+
+/// Saves the payload of an event for `port` of the model at `address`.
+#[cfg(feature = "save")]
+fn save_payload<M: Model, T: 'static>(
+    address: &Address<M>,
+    port: InputPort<M, T>,
+    payload: &T,
+    out: &mut Vec<u8>,
+) -> Result<SavedEvent, String> {
+    let hooks = M::save_hooks().ok_or_else(|| {
+        format!(
+            "its model type `{}` cannot be saved (mark it `#[model(save)]`)",
+            address.model_type()
+        )
+    })?;
+    (hooks.encode_input)(port.name(), payload, out).map_err(|error| error.to_string())?;
+    Ok(SavedEvent {
+        recipient: channel_identity(address),
+        port: port.name(),
+    })
 }
 
 /// A one-shot event for an input port: one message to one mailbox.
@@ -113,6 +157,14 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
         let input = describe_input(&self.address, self.port.name());
         format!("an event of `{payload}` for {input}")
     }
+
+    #[cfg(feature = "save")]
+    fn save(&self, out: &mut Vec<u8>) -> Result<SavedEvent, String> {
+        match &self.payload {
+            Some(payload) => save_payload(&self.address, self.port, payload, out),
+            None => Err("it was delivered already".to_string()),
+        }
+    }
 }
 
 impl<M: Model, T: Send + 'static> OnceAction<M, T> {
@@ -144,6 +196,11 @@ impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
         let payload = std::any::type_name::<T>();
         let input = describe_input(&self.address, self.port.name());
         format!("a periodic event of `{payload}` for {input}")
+    }
+
+    #[cfg(feature = "save")]
+    fn save(&self, out: &mut Vec<u8>) -> Result<SavedEvent, String> {
+        save_payload(&self.address, self.port, &self.payload, out)
     }
 }
 
@@ -179,6 +236,11 @@ impl<T: Clone + Send + 'static> Action for SourceAction<T> {
             .get(index)
             .map_or_else(|| "no connection".to_string(), |t| t.describe());
         format!("an event of `EventSource<{payload}>`, connection {index} ({recipient})")
+    }
+
+    #[cfg(feature = "save")]
+    fn save(&self, _: &mut Vec<u8>) -> Result<SavedEvent, String> {
+        Err("an event source's events cannot be saved: schedule the event on the model's input instead (`Scheduler::schedule`), which names its recipient".to_string())
     }
 }
 

@@ -23,6 +23,21 @@ impl EventKey {
         }
     }
 
+    /// A key whose event is already cancelled (a restored key whose event
+    /// was no longer pending when the bench was saved).
+    #[cfg(feature = "save")]
+    pub(crate) fn cancelled() -> Self {
+        EventKey {
+            cancelled: Arc::new(AtomicBool::new(true)),
+        }
+    }
+
+    /// What tells this key (and its clones) from every other live key.
+    #[cfg(feature = "save")]
+    pub(crate) fn identity(&self) -> usize {
+        Arc::as_ptr(&self.cancelled) as usize
+    }
+
     /// Cancels the event (and every later occurrence of a periodic event).
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::Relaxed);

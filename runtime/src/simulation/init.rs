@@ -68,6 +68,9 @@ pub struct SimInit {
     input_log: Option<Box<dyn FnMut(AppliedInput) + Send>>,
     /// What the bench is made of, for its topology (`crate::topology`).
     pub(crate) topology: Recorder,
+    /// The models, for a snapshot (see `crate::snapshot`).
+    #[cfg(feature = "save")]
+    pub(crate) saveable: crate::snapshot::Registry,
 }
 
 impl SimInit {
@@ -87,6 +90,8 @@ impl SimInit {
             tick: None,
             input_log: None,
             topology: Recorder::default(),
+            #[cfg(feature = "save")]
+            saveable: crate::snapshot::Registry::default(),
         }
     }
 
@@ -283,6 +288,8 @@ impl SimInit {
         let path = self.claim_path(parent, name);
         self.record_missing_connections(&model, &path);
         self.topology.record_model(&model, &mailbox);
+        #[cfg(feature = "save")]
+        self.saveable.add(&path, &mailbox);
         mailbox.channel().bind(path, self.core.bench);
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
@@ -353,11 +360,24 @@ impl SimInit {
     /// ([`SimulationError::NoRecipient`]) or that was added to another
     /// bench ([`SimulationError::ForeignAddress`]).
     pub fn init(self, start: SimTime) -> Result<Simulation, SimulationError> {
-        if let Some(error) = self.naming_error {
-            return Err(error);
+        self.check()?;
+        self.start(start)
+    }
+
+    /// The schedule and clock, shared with the models' contexts.
+    #[cfg(feature = "save")]
+    pub(crate) fn core(&self) -> &Arc<SchedulerCore> {
+        &self.core
+    }
+
+    /// The errors `init` reports before it runs anything: a bad name, a
+    /// missing required connection, a bad tick or clock speed.
+    pub(crate) fn check(&self) -> Result<(), SimulationError> {
+        if let Some(error) = &self.naming_error {
+            return Err(error.clone());
         }
         if !self.missing.is_empty() {
-            return Err(SimulationError::MissingConnections(self.missing));
+            return Err(SimulationError::MissingConnections(self.missing.clone()));
         }
         if self.tick == Some(Duration::ZERO) {
             return Err(SimulationError::InvalidTick);
@@ -365,6 +385,13 @@ impl SimInit {
         if let Some(clock) = &self.clock {
             checked_speed(clock.speed()).map_err(SimulationError::InvalidSpeed)?;
         }
+        Ok(())
+    }
+
+    /// Builds the simulation of a checked bench at time `start` and runs
+    /// the models' tasks until they wait for messages (their `init` hooks
+    /// first, unless the bench is being restored).
+    pub(crate) fn start(self, start: SimTime) -> Result<Simulation, SimulationError> {
         self.core.start_at(start);
         let mut simulation = Simulation::new(self.core, self.timeout, self.threads);
         simulation.zero_delay_rounds = self.zero_delay_rounds;
@@ -374,6 +401,10 @@ impl SimInit {
             simulation.live = Some(Box::new(Live::new(pacer, self.tick, self.input_log)));
         }
         simulation.topology = self.topology;
+        #[cfg(feature = "save")]
+        {
+            simulation.saveable = self.saveable;
+        }
         for model in self.models {
             simulation.executor.spawn(model.future, model.probe);
         }

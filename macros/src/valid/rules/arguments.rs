@@ -14,6 +14,8 @@ pub fn check_args(cx: &mut Ctxt, args: &ModelArgs, on_impl: bool) -> Settings {
         krate: quote!(::causim),
         ports: None,
         message: None,
+        save: false,
+        version: 1,
     };
     let mut seen: Vec<String> = Vec::new();
     for arg in &args.args {
@@ -32,6 +34,15 @@ pub fn check_args(cx: &mut Ctxt, args: &ModelArgs, on_impl: bool) -> Settings {
 fn apply_arg(cx: &mut Ctxt, settings: &mut Settings, arg: &ModelArg, key: &str, on_impl: bool) {
     match (&arg.value, key) {
         (ModelArgValue::Path(path), _) => settings.krate = path.to_token_stream(),
+        (ModelArgValue::Save { version, unknown }, _) => {
+            settings.save = true;
+            for error in unknown {
+                cx.push(error.clone());
+            }
+            if let Some(version) = version {
+                apply_version(cx, settings, version, on_impl);
+            }
+        }
         (ModelArgValue::Ident(name), "ports") if on_impl => settings.ports = Some(name.clone()),
         (ModelArgValue::Ident(name), _) if on_impl => settings.message = Some(name.clone()),
         (ModelArgValue::Ident(_), _) => cx.error(
@@ -45,11 +56,30 @@ fn apply_arg(cx: &mut Ctxt, settings: &mut Settings, arg: &ModelArg, key: &str, 
             format_args!(
                 "unknown argument `{key}`, expected {}",
                 if on_impl {
-                    "`crate`, `ports` or `message`"
+                    "`crate`, `ports`, `message` or `save`"
                 } else {
-                    "`crate`"
+                    "`crate` or `save`"
                 }
             ),
+        ),
+    }
+}
+
+/// Records `save(version = N)`: on the struct, whose fields the version
+/// describes, as a `u32` from 1.
+fn apply_version(cx: &mut Ctxt, settings: &mut Settings, version: &syn::LitInt, on_impl: bool) {
+    if on_impl {
+        cx.error(
+            version,
+            "the version of the saved state belongs with its fields: write `save(version = N)` on `#[model]` of the struct, and `save` here",
+        );
+        return;
+    }
+    match version.base10_parse::<u32>() {
+        Ok(v) if v >= 1 => settings.version = v,
+        _ => cx.error(
+            version,
+            "the version of the saved state is a whole number from 1 to 4294967295",
         ),
     }
 }

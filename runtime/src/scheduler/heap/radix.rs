@@ -305,6 +305,14 @@ impl RadixQueue {
         due.len() > before
     }
 
+    /// Moves every event to `out`, bucket by bucket.
+    #[cfg(feature = "save")]
+    pub(crate) fn drain_into(mut self, out: &mut Vec<Entry>) {
+        for bucket in self.buckets.iter_mut() {
+            out.append(bucket);
+        }
+    }
+
     /// Keeps only the events for which `keep` is true.
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(&Entry) -> bool) {
         for bucket in 0..BUCKETS {

@@ -1,0 +1,118 @@
+//! The impl half of `#[model(save)]`: how the snapshot code reaches the
+//! model, and how its pending events are saved and restored.
+//!
+//! A saveable model's message enum gets one hidden variant more,
+//! `__Service`, which carries work for the model's task to run on the
+//! model between two steps (saving or restoring its state); `dispatch`
+//! runs it. `Model::save_hooks` gathers the state half's functions (from
+//! `impl ModelState`, written by `#[model(save)]` on the struct) and, per
+//! input, the codec of its payload and the constructor of its events. A
+//! model without `save` gets none of this, so it pays nothing.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::methods::payload;
+use crate::names::port_name;
+use crate::valid::{ModelImpl, PortKind};
+
+/// What `save` adds to the generated items.
+pub struct SaveParts {
+    /// The enum's hidden variant.
+    pub variant: TokenStream,
+    /// Its `dispatch` arm.
+    pub dispatch_arm: TokenStream,
+    /// Its `port_name` arm.
+    pub port_name_arm: TokenStream,
+    /// Its `Debug` arm.
+    pub debug_arm: TokenStream,
+    /// `fn save_hooks()` of the `Model` impl.
+    pub hooks_fn: TokenStream,
+    /// `impl SaveableImpl`, which the struct half checks for.
+    pub marker_impl: TokenStream,
+}
+
+/// The parts `save` adds, for a model marked `save`.
+pub fn save_parts(model: &ModelImpl<'_>) -> Option<SaveParts> {
+    if !model.settings.save {
+        return None;
+    }
+    let krate = &model.settings.krate;
+    let message = &model.message;
+    let self_ty = &model.item.self_ty;
+    let text = format!("{message}::__Service(..)");
+    Some(SaveParts {
+        variant: quote! {
+            #[doc(hidden)]
+            __Service(#krate::__private::Service<#self_ty>)
+        },
+        dispatch_arm: quote!(#message::__Service(service) => service.run(self, cx)),
+        port_name_arm: quote!(#message::__Service(..) => "(snapshot)"),
+        debug_arm: quote!(#message::__Service(..) => f.write_str(#text)),
+        hooks_fn: hooks_fn(model),
+        marker_impl: marker_impl(model),
+    })
+}
+
+/// `fn save_hooks() -> Option<SaveHooks<Self>> { … }`.
+fn hooks_fn(model: &ModelImpl<'_>) -> TokenStream {
+    let message = &model.message;
+    let self_ty = &model.item.self_ty;
+    // Spanned at the model's type, so that a missing `save` on the struct
+    // is reported at `impl Name`.
+    let state = quote_spanned!(self_ty.span()=> <Self as causim::ModelState>);
+    let inputs: Vec<_> = model
+        .ports
+        .iter()
+        .filter(|port| port.kind == PortKind::Input)
+        .collect();
+    let encode_arms = inputs.iter().map(|port| {
+        let name = port_name(port.ident);
+        let payload = payload(port);
+        quote!(#name => (&causim::Codec::<#payload>::new()).encode(payload, out))
+    });
+    let decode_arms = inputs.iter().map(|port| {
+        let name = port_name(port.ident);
+        let payload = payload(port);
+        let variant = &port.variant;
+        quote! {
+            #name => {
+                let payload = (&causim::Codec::<#payload>::new()).decode(bytes)?;
+                let port = causim::InputPort::new(#name, #message::#variant);
+                (&causim::MakeEvent::<#payload>::new()).make(port, payload, address, period)
+            }
+        }
+    });
+    quote! {
+        fn save_hooks() -> causim::Option<causim::SaveHooks<Self>> {
+            use causim::{CloneEvent as _, NoSerdeCodec as _, OnceEvent as _, SerdeCodec as _};
+            causim::Some(causim::SaveHooks {
+                version: #state::VERSION,
+                fields: #state::FIELDS,
+                save: #state::save_state,
+                restore: #state::restore_state,
+                service: #message::__Service,
+                encode_input: |port, payload, out| match port {
+                    #(#encode_arms,)*
+                    _ => causim::Err(causim::PayloadError::UnknownPort),
+                },
+                decode_input: |port, bytes, address, period| match port {
+                    #(#decode_arms)*
+                    _ => causim::Err(causim::PayloadError::UnknownPort),
+                },
+            })
+        }
+    }
+}
+
+/// `impl SaveableImpl for Battery {}`: tells the struct half that the impl
+/// half says `save` too.
+fn marker_impl(model: &ModelImpl<'_>) -> TokenStream {
+    let self_ty = &model.item.self_ty;
+    let (impl_generics, _, where_clause) = model.item.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics causim::SaveableImpl for #self_ty #where_clause {}
+    }
+}
