@@ -17,9 +17,9 @@ type AfterInit = Box<dyn FnOnce(&mut Simulation) -> Result<(), SimulationError> 
 /// The server initialises it (`SimInit::init` at [`start`](Self::starting_at)),
 /// then runs the [`after_init`](Self::after_init) step, if any. It is
 /// handed over before `init` so that the server decides how the bench
-/// starts: once causim can restore a snapshot, the same bench will be
-/// restored instead of initialised (the `Restore` call, pending), and the
-/// after-init step (which schedules what a snapshot already holds) skipped.
+/// starts: a client's `Restore` (feature `save`) restores a snapshot into
+/// the same bench instead, and skips the after-init step, whose events the
+/// snapshot already holds.
 pub struct Bench {
     /// The bench, models added, not initialised.
     init: SimInit,
@@ -57,6 +57,17 @@ impl Bench {
     ) -> Self {
         self.after_init = Some(Box::new(step));
         self
+    }
+
+    /// Restores `snapshot` into the bench instead of initialising it; the
+    /// after-init step is skipped (what it scheduled is in the snapshot).
+    #[cfg(feature = "save")]
+    pub(crate) fn restore(
+        self,
+        snapshot: &[u8],
+    ) -> Result<(Simulation, Endpoints), causim::RestoreError> {
+        let simulation = self.init.restore(snapshot)?;
+        Ok((simulation, self.endpoints))
     }
 
     /// Initialises the bench: the simulation and its endpoints.

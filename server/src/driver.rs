@@ -84,6 +84,9 @@ pub(crate) struct Local {
     factory: Factory,
     /// The current bench; `None` before the first `Init`.
     bench: Option<LiveBench>,
+    /// The configuration of the current bench (JSON text), which
+    /// `Restore` builds again by default.
+    config: String,
     /// Shared with the request tasks.
     state: Arc<State>,
 }
@@ -103,6 +106,7 @@ impl Driver {
         let local = Local {
             factory,
             bench: None,
+            config: String::new(),
             state: state.clone(),
         };
         Driver {
@@ -162,11 +166,13 @@ impl Driver {
         Ok(())
     }
 
-    /// Asks the call in progress (other than `Init`) to stop after its
+    /// Asks the call in progress (other than `Init`, `Restore`) to stop after its
     /// current time step; returns whether there was one.
     pub(crate) fn halt(&self) -> bool {
         let mut busy = lock(&self.state.busy);
-        let running = matches!(busy.call, Some(call) if call != "init");
+        // Not a call that replaces the bench: its halt would reach the
+        // old one.
+        let running = matches!(busy.call, Some(call) if call != "init" && call != "restore");
         if running {
             if let Ok(published) = self.published() {
                 published.scheduler.halt();
@@ -191,6 +197,38 @@ impl Local {
         let (simulation, endpoints) = bench.initialise().map_err(|error| {
             Status::invalid_argument(format!("the bench could not be initialised: {error}"))
         })?;
+        self.install(config, simulation, endpoints)
+    }
+
+    /// Builds the bench of `config` (JSON text; empty: the current bench's
+    /// configuration) and restores `snapshot` into it; on failure the
+    /// current bench stays.
+    #[cfg(feature = "save")]
+    pub(crate) fn restore(
+        &mut self,
+        config: &str,
+        snapshot: &[u8],
+    ) -> Result<&mut LiveBench, Status> {
+        let config = if config.trim().is_empty() {
+            self.config.clone()
+        } else {
+            config.to_string()
+        };
+        let bench = (self.factory.build)(&config)?;
+        let (simulation, endpoints) = bench.restore(snapshot).map_err(|error| {
+            Status::invalid_argument(format!("the snapshot could not be restored: {error}"))
+        })?;
+        self.install(&config, simulation, endpoints)
+    }
+
+    /// Makes `simulation` the current bench, built from `config`, and
+    /// publishes its endpoints; the old bench is dropped.
+    fn install(
+        &mut self,
+        config: &str,
+        simulation: Simulation,
+        endpoints: crate::Endpoints,
+    ) -> Result<&mut LiveBench, Status> {
         let (endpoints, queries) = endpoints.split().map_err(Status::invalid_argument)?;
         let published = Published {
             endpoints,
@@ -203,6 +241,7 @@ impl Local {
             .published
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(published));
+        self.config = config.to_string();
         Ok(self.bench.insert(LiveBench {
             simulation,
             queries,

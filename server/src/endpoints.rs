@@ -139,7 +139,8 @@ impl Endpoints {
     }
 
     /// Declares event endpoint `name` for one model input (as a composite
-    /// exposes it): shorthand for an event source connected to it.
+    /// exposes it). Unlike an event source's, the events it schedules
+    /// name their recipient, so a snapshot (`Save`) can hold them.
     pub fn input<M, T>(
         &mut self,
         name: impl Into<String>,
@@ -148,11 +149,20 @@ impl Endpoints {
     ) -> &mut Self
     where
         M: Model,
-        T: DeserializeOwned + JsonSchema + Clone + Send + Sync + 'static,
+        T: DeserializeOwned + JsonSchema + Send + 'static,
+        InputRef<M, T>: Send + Sync,
     {
-        let mut source = EventSource::new();
-        source.connect_to(input);
-        self.event_source(name, source, description)
+        let name = name.into();
+        let endpoint = event::InputEndpoint::new(input.clone());
+        self.list(
+            &name,
+            proto::EndpointKind::Event,
+            description,
+            TypeInfo::of::<T>(),
+            None,
+        );
+        self.events.insert(name, Arc::new(endpoint));
+        self
     }
 
     /// Declares query endpoint `name`: a request a client sends goes to

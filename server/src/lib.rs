@@ -3,8 +3,9 @@
 //! Remote operation of a causim bench: a gRPC server (tonic) that builds
 //! one bench from a client's configuration and lets clients step it, run
 //! and halt it, send events and queries to its named endpoints, schedule
-//! events, and read its sinks (drain, latest value, or a stream) — from
-//! any language; a Python client lives in `server/python`.
+//! events, read its sinks (drain, latest value, or a stream), and save
+//! and restore it (feature `save`) — from any language; a Python client
+//! lives in `server/python`.
 //!
 //! A bench declares what a client may use while it is built, in an
 //! [`Endpoints`]: event sources and inputs, query sources and repliers,

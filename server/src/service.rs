@@ -319,21 +319,59 @@ impl Simulator for Service {
         &self,
         _: Request<proto::SaveRequest>,
     ) -> Result<Response<proto::SaveReply>, Status> {
-        Err(snapshots_pending())
+        #[cfg(feature = "save")]
+        {
+            let snapshot = self
+                .driver
+                .call("save", Length::Long, |local| {
+                    let simulation = &mut local.bench()?.simulation;
+                    let mut snapshot = Vec::new();
+                    simulation
+                        .save(&mut snapshot)
+                        .map_err(|error| Status::failed_precondition(error.to_string()))?;
+                    Ok(snapshot)
+                })
+                .await?;
+            Ok(Response::new(proto::SaveReply { snapshot }))
+        }
+        #[cfg(not(feature = "save"))]
+        Err(snapshots_off())
     }
 
     async fn restore(
         &self,
-        _: Request<proto::RestoreRequest>,
+        request: Request<proto::RestoreRequest>,
     ) -> Result<Response<proto::RestoreReply>, Status> {
-        Err(snapshots_pending())
+        #[cfg(feature = "save")]
+        {
+            let proto::RestoreRequest {
+                snapshot,
+                config_json,
+            } = request.into_inner();
+            let time = self
+                .driver
+                .call("restore", Length::Long, move |local| {
+                    let bench = local.restore(&config_json, &snapshot)?;
+                    Ok(bench.simulation.time())
+                })
+                .await?;
+            Ok(Response::new(proto::RestoreReply {
+                time_ns: nanos(time),
+            }))
+        }
+        #[cfg(not(feature = "save"))]
+        {
+            let _ = request;
+            Err(snapshots_off())
+        }
     }
 }
 
-/// The refusal of `Save` and `Restore` until causim has snapshots.
-fn snapshots_pending() -> Status {
+/// The refusal of `Save` and `Restore` by a server built without them.
+#[cfg(not(feature = "save"))]
+fn snapshots_off() -> Status {
     Status::unimplemented(
-        "saving and restoring a bench is pending: causim has no `Simulation::save` yet",
+        "this server was built without snapshots: cargo feature `save` of causim-server",
     )
 }
 

@@ -497,11 +497,6 @@ fn refused_calls_name_the_problem_and_change_nothing() {
                 "the request has no `deadline`",
             ),
             (
-                h.client.save(proto::SaveRequest {}).await.map(|_| String::new()),
-                Code::Unimplemented,
-                "pending",
-            ),
-            (
                 h.init(&TankConfig { period_ms: 0, ..tank(1) }).await.map(|t| t.to_string()),
                 Code::InvalidArgument,
                 "the bench could not be built",
@@ -920,5 +915,115 @@ fn a_bench_that_cannot_start_is_refused_and_the_server_serves_on() {
         );
         let listing = client.list_endpoints(proto::ListEndpointsRequest {}).await;
         assert!(!listing.expect("still serving").into_inner().initialized);
+    });
+}
+
+#[cfg(not(feature = "save"))]
+#[test]
+fn without_the_save_feature_snapshots_are_unimplemented() {
+    run(async {
+        let mut h = Harness::start(&tank(1)).await;
+        let error = h.client.save(proto::SaveRequest {}).await.expect_err("off");
+        assert_eq!(error.code(), Code::Unimplemented);
+        assert!(error.message().contains("cargo feature `save`"), "{error}");
+        let request = proto::RestoreRequest::default();
+        let error = h.client.restore(request).await.expect_err("off");
+        assert_eq!(error.code(), Code::Unimplemented);
+    });
+}
+
+/// A snapshot taken over the wire restores the bench exactly: time,
+/// state, pending events, and every value after it.
+#[cfg(feature = "save")]
+#[test]
+fn a_snapshot_restores_the_bench_where_it_was_saved() {
+    for threads in [1, 2, 4] {
+        run(async move {
+            let mut h = Harness::start(&tank(threads)).await;
+            h.send("tank/heater_on", "true").await.expect("heater on");
+            h.send("tank/setpoint", r#"{"celsius": 42.0}"#)
+                .await
+                .expect("setpoint");
+            h.step_until_ms(5_000).await.expect("to 5 s");
+            // A pending event of the bench, which the snapshot must hold.
+            let off = proto::ScheduleRequest {
+                endpoint: "tank/heater_on".into(),
+                payload_json: "false".into(),
+                deadline: Some(Deadline {
+                    when: Some(When::AtNs(7_500_000_000)),
+                }),
+            };
+            h.client.schedule(off).await.expect("scheduled");
+            let snapshot = h.client.save(proto::SaveRequest {}).await.expect("saves");
+            let snapshot = snapshot.into_inner().snapshot;
+            let saved = h.status().await;
+            h.drain("tank/samples").await.expect("drain");
+
+            h.step_until_ms(10_000).await.expect("to 10 s");
+            let (first, _) = h.drain("tank/samples").await.expect("drain");
+            let first_end = h.status().await;
+
+            let request = proto::RestoreRequest {
+                snapshot: snapshot.clone(),
+                config_json: String::new(),
+            };
+            let restored = h.client.restore(request).await.expect("restores");
+            assert_eq!(restored.into_inner().time_ns, 5_000_000_000);
+            assert_eq!(h.status().await, saved);
+            h.step_until_ms(10_000).await.expect("to 10 s again");
+            let (second, _) = h.drain("tank/samples").await.expect("drain");
+            let values = |v: &[proto::SinkValue]| -> Vec<(u64, String)> {
+                v.iter()
+                    .map(|v| (v.time_ns, v.value_json.clone()))
+                    .collect()
+            };
+            assert_eq!(values(&second), values(&first));
+            assert_eq!(h.status().await, first_end);
+            assert!(!first_end.heater_on, "the pending event came");
+
+            // A damaged snapshot is refused; the bench stays.
+            let mut damaged = snapshot;
+            let middle = damaged.len() / 2;
+            damaged[middle] ^= 0xff;
+            let request = proto::RestoreRequest {
+                snapshot: damaged,
+                config_json: String::new(),
+            };
+            let error = h.client.restore(request).await.expect_err("damaged");
+            assert_eq!(error.code(), Code::InvalidArgument);
+            assert!(error.message().contains("could not be restored"), "{error}");
+            assert_eq!(h.time().await, 10_000_000_000);
+            assert_eq!(h.status().await, first_end);
+        });
+    }
+}
+
+/// A bench whose models cannot be saved says which one.
+#[cfg(feature = "save")]
+#[test]
+fn saving_a_bench_that_cannot_be_saved_names_the_model() {
+    use causim::prelude::*;
+    use causim_server::{Bench, Endpoints};
+
+    run(async {
+        let server = Server::new(|(): ()| {
+            let init = SimInit::new().with_threads(1);
+            let endpoints = Endpoints::new(init.time_view());
+            let init = init.add_model(Idle {}, Mailbox::new(), "idle");
+            Ok::<_, SimulationError>(Bench::new(init, endpoints))
+        })
+        .expect("starts");
+        server.init("").await.expect("builds");
+        let listening = server.bind(&loopback()).await.expect("binds");
+        let address = format!("http://{}", listening.local_addr());
+        tokio::spawn(listening.serve());
+        let mut client = SimulatorClient::connect(address).await.expect("connects");
+        let error = client
+            .save(proto::SaveRequest {})
+            .await
+            .expect_err("refused");
+        assert_eq!(error.code(), Code::FailedPrecondition);
+        assert!(error.message().contains("model `idle`"), "{error}");
+        client.step(proto::StepRequest {}).await.expect("serves on");
     });
 }

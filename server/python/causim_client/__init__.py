@@ -87,7 +87,8 @@ class AuthenticationError(CausimError):
 
 
 class NotAvailableError(CausimError):
-    """A call the server does not offer yet (save and restore)."""
+    """A call this server does not offer (save and restore, on a server
+    built without snapshots)."""
 
 
 class ValuesLostError(CausimError):
@@ -377,15 +378,30 @@ class Simulator:
         stream = self._stub.Subscribe(pb.SinkRequest(endpoint=sink), metadata=self._metadata)
         return Subscription(stream)
 
-    # Snapshots (pending on the server).
+    # Snapshots.
 
     def save(self) -> bytes:
-        """A snapshot of the bench. Pending: raises :class:`NotAvailableError`."""
-        return self._call("Save", pb.SaveRequest()).snapshot
+        """A snapshot of the bench, to :meth:`restore` later. Raises
+        :class:`WrongStateError` naming the model if one cannot be saved,
+        :class:`NotAvailableError` if the server was built without
+        snapshots."""
+        return self._call("Save", pb.SaveRequest(), self._long()).snapshot
 
-    def restore(self, snapshot: bytes) -> float:
-        """Restores a snapshot. Pending: raises :class:`NotAvailableError`."""
-        return _seconds(self._call("Restore", pb.RestoreRequest(snapshot=snapshot)).time_ns)
+    def restore(
+        self, snapshot: bytes, config: Optional[Mapping[str, Any]] = None, **fields: Any
+    ) -> float:
+        """Builds the bench again (from ``config`` and/or keyword fields;
+        none: the current bench's configuration) and restores ``snapshot``
+        into it; returns the restored time. A snapshot that does not fit
+        raises :class:`InvalidRequestError` and the current bench stays."""
+        merged = dict(config or {}, **fields)
+        text = json.dumps(merged) if merged else ""
+        request = pb.RestoreRequest(snapshot=snapshot, config_json=text)
+        return _seconds(self._call("Restore", request, self._long()).time_ns)
+
+    def _long(self) -> Optional[float]:
+        """The deadline of a call that may take long: the default one."""
+        return self._timeout
 
     # The connection.
 

@@ -15,7 +15,6 @@ import causim_client
 from causim_client import (
     AuthenticationError,
     InvalidRequestError,
-    NotAvailableError,
     UnknownEndpointError,
     WrongStateError,
 )
@@ -140,8 +139,10 @@ def test_refused_calls_say_why_and_change_nothing(sim: causim_client.Simulator) 
         sim.step_until(100.0)
     with pytest.raises(InvalidRequestError, match=r"unknown field `soc`"):
         sim.init(soc=0.5)
-    with pytest.raises(NotAvailableError, match="pending"):
+    with pytest.raises(WrongStateError, match=r"model `orbit` \(Orbit\) cannot be saved"):
         sim.save()
+    with pytest.raises(InvalidRequestError, match="could not be restored"):
+        sim.restore(b"not a snapshot")
     with pytest.raises(ValueError):
         sim.schedule("power/heater_on", True)
     after = (sim.time(), sim.query("power/ledger"), sim.read("power/telemetry"))

@@ -1,6 +1,7 @@
 //! Event endpoints: a JSON payload in, an event for the bench out.
 
-use causim::{Event, EventSource};
+use causim::ports::InputRef;
+use causim::{Event, EventSource, Model};
 use serde::de::DeserializeOwned;
 
 use crate::status;
@@ -33,6 +34,33 @@ where
     fn event(&self, name: &str, payload: &str) -> Result<Event, tonic::Status> {
         let value = parse::<T>(name, payload)?;
         Ok(self.source.event(value))
+    }
+}
+
+/// One model input behind a name. Its events name their recipient, so a
+/// snapshot can hold them when they are scheduled (an event source's
+/// cannot be saved).
+pub(crate) struct InputEndpoint<M: Model, T> {
+    /// Where a payload goes.
+    input: InputRef<M, T>,
+}
+
+impl<M: Model, T> InputEndpoint<M, T> {
+    /// The endpoint of `input`.
+    pub(crate) fn new(input: InputRef<M, T>) -> Self {
+        InputEndpoint { input }
+    }
+}
+
+impl<M, T> EventEndpoint for InputEndpoint<M, T>
+where
+    M: Model,
+    T: DeserializeOwned + Send + 'static,
+    InputRef<M, T>: Send + Sync,
+{
+    fn event(&self, name: &str, payload: &str) -> Result<Event, tonic::Status> {
+        let value = parse::<T>(name, payload)?;
+        Ok(self.input.event(value))
     }
 }
 

@@ -66,8 +66,10 @@ pub struct Sample {
     pub celsius: f64,
 }
 
-/// The tank and its heater.
-#[model]
+/// The tank and its heater (saveable with the `save` feature: every field
+/// but the ports is state).
+#[cfg_attr(feature = "save", model(save))]
+#[cfg_attr(not(feature = "save"), model)]
 #[derive(Debug)]
 pub struct Tank {
     /// One temperature per period.
@@ -82,7 +84,8 @@ pub struct Tank {
     panic_at: Option<SimTime>,
 }
 
-#[model]
+#[cfg_attr(feature = "save", model(save))]
+#[cfg_attr(not(feature = "save"), model)]
 impl Tank {
     /// Starts sampling.
     #[init]

@@ -195,10 +195,12 @@ class SaveReply(_message.Message):
     def __init__(self, snapshot: _Optional[bytes] = ...) -> None: ...
 
 class RestoreRequest(_message.Message):
-    __slots__ = ("snapshot",)
+    __slots__ = ("snapshot", "config_json")
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
     snapshot: bytes
-    def __init__(self, snapshot: _Optional[bytes] = ...) -> None: ...
+    config_json: str
+    def __init__(self, snapshot: _Optional[bytes] = ..., config_json: _Optional[str] = ...) -> None: ...
 
 class RestoreReply(_message.Message):
     __slots__ = ("time_ns",)

@@ -212,15 +212,19 @@ class SimulatorServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Save(self, request, context):
-        """Pending: snapshots of a bench (`Simulation::save` / restore) are not
-        in causim yet; both return UNIMPLEMENTED.
+        """A snapshot of the bench (causim's `Simulation::save`); the bench's
+        models must be saveable. UNIMPLEMENTED if the server was built without
+        snapshots (cargo feature `save` of causim-server).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Restore(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Builds the bench again (with the configuration given, or the last
+        one) and restores a snapshot into it instead of initialising it; on
+        failure the current bench stays.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
