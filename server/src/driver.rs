@@ -166,15 +166,26 @@ impl Driver {
         Ok(())
     }
 
-    /// Asks the call in progress (other than `Init`, `Restore`) to stop after its
-    /// current time step; returns whether there was one.
+    /// Asks the call in progress (other than `Init`, `Restore`) to stop
+    /// after its current time step; returns whether there was one.
     pub(crate) fn halt(&self) -> bool {
-        let mut busy = lock(&self.state.busy);
+        self.state.halt()
+    }
+}
+
+impl State {
+    /// [`Driver::halt`]: under the lock that the end of a call takes.
+    fn halt(&self) -> bool {
+        let mut busy = lock(&self.busy);
         // Not a call that replaces the bench: its halt would reach the
         // old one.
         let running = matches!(busy.call, Some(call) if call != "init" && call != "restore");
         if running {
-            if let Ok(published) = self.published() {
+            let published = self
+                .published
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(published) = published.as_ref() {
                 published.scheduler.halt();
                 busy.halt_requested = true;
             }
@@ -281,3 +292,6 @@ fn panicked(name: &str, panic: &(dyn Any + Send)) -> Status {
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests;

@@ -397,7 +397,7 @@ fn a_run_refuses_other_calls_until_halted() {
 fn a_halt_racing_the_end_of_a_call_is_not_left_pending() {
     run(async {
         let mut h = Harness::start(&tank(1)).await;
-        let mut halted = 0;
+        let (mut halted, mut raced) = (0, 0);
         for i in 0..300u64 {
             let mut stepper = h.client.clone();
             let target = (i + 1) * 5_000;
@@ -413,11 +413,15 @@ fn a_halt_racing_the_end_of_a_call_is_not_left_pending() {
                 tokio::task::yield_now().await;
             }
             let was_running = h.client.halt(proto::HaltRequest {}).await.expect("halt");
+            let was_running = was_running.into_inner().was_running;
             match step.await.expect("the task ends") {
+                // Requested during the call, which ended without seeing it:
+                // the case that would leave a halt pending.
+                Ok(_) if was_running => raced += 1,
                 Ok(_) => {}
                 Err(error) => {
                     assert_eq!(error.code(), Code::Aborted, "{error}");
-                    assert!(was_running.into_inner().was_running);
+                    assert!(was_running);
                     halted += 1;
                 }
             }
@@ -431,8 +435,13 @@ fn a_halt_racing_the_end_of_a_call_is_not_left_pending() {
             );
             h.step_until_ms(target).await.ok();
         }
-        // Some halts landed during the call (the race is real both ways).
-        assert!(halted > 0, "no halt landed in 300 rounds");
+        // Halts were requested during calls (without the server's clearing,
+        // this test fails within a few dozen rounds).
+        assert!(
+            halted + raced > 0,
+            "no halt came during a call in 300 rounds"
+        );
+        eprintln!("{halted} calls halted, {raced} ended before their halt");
     });
 }
 
