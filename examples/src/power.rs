@@ -45,9 +45,11 @@ use causim::prelude::*;
 use causim::topology::Topology;
 use causim::{RestoreError, SaveError, SchedulingError};
 use causim_record::{Recording, Series};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub mod fork;
+pub mod remote;
 pub mod subsystems;
 
 pub use subsystems::Spacecraft;
@@ -265,7 +267,7 @@ impl Default for BatterySpec {
 }
 
 /// What the bus reads from the battery at each sample.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 pub struct BatteryState {
     /// Open-circuit (and bus) voltage, V.
     pub volts: f64,
@@ -283,7 +285,7 @@ pub struct Exchange {
 }
 
 /// The battery's own ledger, read at the end of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BatteryReport {
     /// Stored energy at the start, Wh.
     pub initial_wh: f64,
@@ -385,7 +387,7 @@ impl Battery {
 }
 
 /// One row of the bus telemetry.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 pub struct BusSample {
     /// Simulation time, s.
     pub time_s: f64,
@@ -400,7 +402,7 @@ pub struct BusSample {
 }
 
 /// The bus's energy ledger.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BusLedger {
     /// Energy from the solar array, Wh.
     pub solar_wh: f64,
