@@ -111,19 +111,36 @@ fn try_main(server: Server) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         if let Some(config) = &args.config {
             server.init(config).await.map_err(|e| e.to_string())?;
         }
-        let listening = server.bind(&args.options).await.map_err(|e| e.to_string())?;
+        let listening = server.bind(&args.options).await.map_err(|e| with_sources(&e))?;
         if !listening.local_addr().ip().is_loopback() && !tls_enabled(&args) {
             eprintln!("warning: serving another interface without TLS: the token crosses the network in clear text");
         }
         println!("listening on {}", listening.local_addr());
         std::io::stdout().flush().map_err(|e| e.to_string())?;
         let shutdown = stop_signal(args.stop_on_eof);
-        listening.serve_until(shutdown).await.map_err(|e| e.to_string())
-    })
+        listening.serve_until(shutdown).await.map_err(|e| with_sources(&e))
+    });
+    // A call still running after the grace period (halted, ending its
+    // time step) does not keep the process.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served
+}
+
+/// `error`'s message followed by those of its sources: a transport error
+/// says little on its own.
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
 }
 
 /// Completes when standard input closes, if asked; never otherwise.

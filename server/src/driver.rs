@@ -150,10 +150,25 @@ impl Driver {
         };
         match length {
             Length::Short => run(),
-            Length::Long => tokio::task::spawn_blocking(run)
-                .await
-                .map_err(|error| Status::internal(format!("`{name}` did not complete: {error}")))?,
+            Length::Long => {
+                // A client that gives up (its deadline passes, it cancels)
+                // drops this future, not the job: halt the job then, so
+                // that the simulation stops at its next time step instead
+                // of running on for a caller that is gone.
+                let abandoned = HaltIfAbandoned(Some(self.state.clone()));
+                let outcome = tokio::task::spawn_blocking(run).await;
+                abandoned.disarm();
+                outcome.map_err(|error| {
+                    Status::internal(format!("`{name}` did not complete: {error}"))
+                })?
+            }
         }
+    }
+
+    /// Whether a call that replaces the bench (`init`, `restore`) holds
+    /// the simulation.
+    pub(crate) fn replacing_bench(&self) -> bool {
+        matches!(lock(&self.state.busy).call, Some("init" | "restore"))
     }
 
     /// Marks `name` as holding the simulation, unless another call does.
@@ -170,6 +185,25 @@ impl Driver {
     /// after its current time step; returns whether there was one.
     pub(crate) fn halt(&self) -> bool {
         self.state.halt()
+    }
+}
+
+/// Halts the call in progress when dropped, unless disarmed: the guard of
+/// a long call's future.
+struct HaltIfAbandoned(Option<Arc<State>>);
+
+impl HaltIfAbandoned {
+    /// The call ended normally.
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for HaltIfAbandoned {
+    fn drop(&mut self) {
+        if let Some(state) = self.0.take() {
+            state.halt();
+        }
     }
 }
 

@@ -16,6 +16,10 @@ use crate::proto::simulator_server::SimulatorServer;
 use crate::security::{check_binding, Refusal, TokenCheck};
 use crate::service::Service;
 
+/// The largest message the server takes or sends (a snapshot, a drained
+/// sink): 64 MiB.
+pub const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+
 /// The port a server listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 50051;
 
@@ -179,6 +183,16 @@ impl Server {
             options.token.as_deref(),
         )
         .map_err(ServeError::Refused)?;
+        // A TLS identity that does not load is reported now, before the
+        // server says it listens.
+        #[cfg(feature = "tls")]
+        if let Some(identity) = &options.tls {
+            let identity =
+                tonic::transport::Identity::from_pem(&identity.cert_pem, &identity.key_pem);
+            tonic::transport::Server::builder()
+                .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
+                .map_err(ServeError::Transport)?;
+        }
         let incoming = TcpIncoming::bind(options.address)?.with_nodelay(Some(true));
         let local_addr = incoming.local_addr()?;
         Ok(Listening {
@@ -227,7 +241,13 @@ impl Listening {
     /// Serves until `shutdown` completes, then stops taking calls and
     /// waits for the ones in progress.
     pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
-        let service = InterceptedService::new(SimulatorServer::from_arc(self.service), self.check);
+        // Snapshots and drained sinks can be large: 64 MiB each way (the
+        // Python client accepts as much).
+        let halting = self.service.clone();
+        let server = SimulatorServer::from_arc(self.service)
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE);
+        let service = InterceptedService::new(server, self.check);
         let builder = tonic::transport::Server::builder();
         #[cfg(feature = "tls")]
         let builder = match self.tls {
@@ -240,12 +260,35 @@ impl Listening {
             }
             None => builder,
         };
+        // Once `shutdown` completes: halt the call in progress (a run
+        // would otherwise hold its blocking thread for ever), stop taking
+        // calls, and give the open ones (a subscription) a grace period.
+        let (fired, grace) = tokio::sync::oneshot::channel();
+        let shutdown = async move {
+            shutdown.await;
+            halting.halt();
+            let _ = fired.send(());
+        };
         let mut builder = builder;
-        builder
+        let serving = builder
             .add_service(service)
-            .serve_with_incoming_shutdown(self.incoming, shutdown)
-            .await
-            .map_err(ServeError::Transport)
+            .serve_with_incoming_shutdown(self.incoming, shutdown);
+        tokio::select! {
+            served = serving => served.map_err(ServeError::Transport),
+            () = after_grace(grace) => Ok(()),
+        }
+    }
+}
+
+/// How long open calls and streams may go on once the server stops.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Completes [`SHUTDOWN_GRACE`] after `fired` does; never if it is
+/// dropped unfired (the server ended on its own).
+async fn after_grace(fired: tokio::sync::oneshot::Receiver<()>) {
+    match fired.await {
+        Ok(()) => tokio::time::sleep(SHUTDOWN_GRACE).await,
+        Err(_) => std::future::pending().await,
     }
 }
 

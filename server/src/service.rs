@@ -30,6 +30,12 @@ pub(crate) struct Service {
 }
 
 impl Service {
+    /// Asks the call in progress, if any, to stop after its current time
+    /// step (the server is shutting down).
+    pub(crate) fn halt(&self) -> bool {
+        self.driver.halt()
+    }
+
     /// The service of `driver`'s bench, configured by `config_schema`.
     pub(crate) fn new(driver: Driver, config_schema: String) -> Self {
         Service {
@@ -263,6 +269,12 @@ impl Simulator for Service {
         request: Request<proto::ScheduleRequest>,
     ) -> Result<Response<proto::ScheduleReply>, Status> {
         let request = request.into_inner();
+        // The bench being replaced would take the event with it.
+        if self.driver.replacing_bench() {
+            return Err(Status::failed_precondition(
+                "`schedule` refused: the bench is being built again (`init` or `restore` in progress)",
+            ));
+        }
         let published = self.driver.published()?;
         let event = published
             .event(&request.endpoint)?
@@ -282,10 +294,11 @@ impl Simulator for Service {
         request: Request<proto::SinkRequest>,
     ) -> Result<Response<proto::DrainReply>, Status> {
         let published = self.driver.published()?;
-        let (values, dropped) = published.sink(&request.into_inner().endpoint)?.drain();
+        let (values, dropped, more) = published.sink(&request.into_inner().endpoint)?.drain();
         Ok(Response::new(proto::DrainReply {
             values: values.into_iter().map(wire).collect(),
             dropped,
+            more,
         }))
     }
 
@@ -311,6 +324,10 @@ impl Simulator for Service {
         let values = published.sink(&name)?.subscribe();
         drop(published);
         let (sender, stream) = mpsc::channel(SUBSCRIPTION_WINDOW);
+        // An empty first message says the subscription is in place: a
+        // client that waits for it gets every value sent after that
+        // (the Python client's `subscribe` does).
+        let _ = sender.try_send(Ok(proto::SinkValues { values: Vec::new() }));
         tokio::spawn(forward(name, values, sender));
         Ok(Response::new(ReceiverStream::new(stream)))
     }

@@ -328,6 +328,9 @@ fn subscribers_get_every_value_as_it_comes() {
                 .await
                 .expect("subscribes")
                 .into_inner();
+            // The first message, empty, says the subscription is in place.
+            let ready = stream.message().await.expect("no error").expect("ready");
+            assert!(ready.values.is_empty());
             h.step_until_ms(100_000).await.expect("to 100 s");
             let mut times = Vec::new();
             while times.len() < 100 {
@@ -387,6 +390,45 @@ fn a_run_refuses_other_calls_until_halted() {
                 .step(proto::StepRequest {})
                 .await
                 .expect("no stale halt");
+        });
+    }
+}
+
+/// A long call whose client gives up (here its deadline passes) is halted:
+/// the simulation does not run on for a caller that is gone, and the next
+/// call is taken.
+#[test]
+fn a_call_abandoned_by_its_client_is_halted() {
+    for threads in [1, 2] {
+        run(async move {
+            let mut h = Harness::start(&tank(threads)).await;
+            let mut request = tonic::Request::new(proto::StepUntilRequest {
+                deadline: Some(Deadline {
+                    when: Some(When::AtNs(u64::MAX / 2)),
+                }),
+            });
+            request.set_timeout(Duration::from_millis(200));
+            let gone = h.client.step_until(request).await.expect_err("deadline");
+            assert!(
+                matches!(gone.code(), Code::DeadlineExceeded | Code::Cancelled),
+                "{gone}"
+            );
+            // Halted at its next time step: the bench is free again soon,
+            // and its clock stops.
+            let limit = tokio::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                match h.client.step(proto::StepRequest {}).await {
+                    Ok(_) => break,
+                    Err(busy) if busy.code() == Code::FailedPrecondition => {
+                        assert!(tokio::time::Instant::now() < limit, "never halted");
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                    Err(other) => panic!("{other}"),
+                }
+            }
+            let stopped = h.time().await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            assert_eq!(h.time().await, stopped, "the clock stays once halted");
         });
     }
 }

@@ -53,6 +53,15 @@ DEFAULT_TIMEOUT = 30.0
 
 _NANOS = 1_000_000_000
 
+#: The largest message the client takes or sends (snapshots, drained
+#: sinks): 64 MiB, as the server.
+MAX_MESSAGE = 64 * 1024 * 1024
+
+_CHANNEL_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE),
+    ("grpc.max_send_message_length", MAX_MESSAGE),
+]
+
 
 class CausimError(Exception):
     """The server refused a call; ``code`` is the gRPC status code and
@@ -369,13 +378,28 @@ class Simulator:
     def drain(self, sink: str) -> Drained:
         """Takes every value sink ``sink`` holds, oldest first (a list,
         with the count of values dropped since the last drain in
-        ``.dropped``)."""
-        reply = self._call("Drain", pb.SinkRequest(endpoint=sink))
-        return Drained([_sink_value(v) for v in reply.values], reply.dropped)
+        ``.dropped``). A reply carries at most about 3 MiB of values; this
+        asks again while the server says more are held."""
+        values: List[SinkValue] = []
+        dropped = 0
+        while True:
+            reply = self._call("Drain", pb.SinkRequest(endpoint=sink))
+            values.extend(_sink_value(v) for v in reply.values)
+            dropped += reply.dropped
+            if not reply.more:
+                return Drained(values, dropped)
 
     def subscribe(self, sink: str) -> Subscription:
-        """Every value sink ``sink`` receives from now on, as it comes."""
+        """Every value sink ``sink`` receives from now on, as it comes:
+        returns once the server has the subscription in place (its first,
+        empty message), so that nothing sent after this call is missed."""
         stream = self._stub.Subscribe(pb.SinkRequest(endpoint=sink), metadata=self._metadata)
+        try:
+            next(stream)
+        except StopIteration:
+            pass
+        except grpc.RpcError as error:
+            raise _error(error) from None
         return Subscription(stream)
 
     # Snapshots.
@@ -433,9 +457,9 @@ def connect(
     """
     if root_certificates is not None:
         credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
-        channel = grpc.secure_channel(address, credentials)
+        channel = grpc.secure_channel(address, credentials, options=_CHANNEL_OPTIONS)
     else:
-        channel = grpc.insecure_channel(address)
+        channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
     try:
         grpc.channel_ready_future(channel).result(timeout=wait)
     except grpc.FutureTimeoutError:

@@ -27,6 +27,14 @@ pub(crate) struct SinkValue {
     pub(crate) json: Arc<str>,
 }
 
+/// The most value text one drain returns: a reply stays under the 4 MiB
+/// that gRPC clients accept by default (a single larger value is still
+/// returned alone, and the server and the Python client accept 64 MiB).
+const DRAIN_BYTES: usize = 3 * 1024 * 1024;
+
+/// What a value adds to a reply besides its text: its time and framing.
+const VALUE_OVERHEAD: usize = 16;
+
 /// What a sink holds between two drains.
 #[derive(Debug, Default)]
 struct Held {
@@ -88,10 +96,24 @@ impl SinkBuffer {
 
     /// Takes every value held, oldest first, and the count of those
     /// dropped since the last drain.
-    pub(crate) fn drain(&self) -> (Vec<SinkValue>, u64) {
+    pub(crate) fn drain(&self) -> (Vec<SinkValue>, u64, bool) {
         let mut held = self.lock();
         let dropped = std::mem::take(&mut held.dropped);
-        (held.values.drain(..).collect(), dropped)
+        // Oldest first, up to a reply that any gRPC client receives with
+        // its default limit (4 MiB); the rest stays for the next drain.
+        let mut bytes = 0;
+        let count = held
+            .values
+            .iter()
+            .take_while(|value| {
+                bytes += value.json.len() + VALUE_OVERHEAD;
+                bytes <= DRAIN_BYTES
+            })
+            .count()
+            .max(1)
+            .min(held.values.len());
+        let values = held.values.drain(..count).collect();
+        (values, dropped, !held.values.is_empty())
     }
 
     /// The latest value, if any came.

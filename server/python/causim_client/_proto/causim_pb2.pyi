@@ -171,12 +171,14 @@ class SinkValues(_message.Message):
     def __init__(self, values: _Optional[_Iterable[_Union[SinkValue, _Mapping]]] = ...) -> None: ...
 
 class DrainReply(_message.Message):
-    __slots__ = ("values", "dropped")
+    __slots__ = ("values", "dropped", "more")
     VALUES_FIELD_NUMBER: _ClassVar[int]
     DROPPED_FIELD_NUMBER: _ClassVar[int]
+    MORE_FIELD_NUMBER: _ClassVar[int]
     values: _containers.RepeatedCompositeFieldContainer[SinkValue]
     dropped: int
-    def __init__(self, values: _Optional[_Iterable[_Union[SinkValue, _Mapping]]] = ..., dropped: _Optional[int] = ...) -> None: ...
+    more: bool
+    def __init__(self, values: _Optional[_Iterable[_Union[SinkValue, _Mapping]]] = ..., dropped: _Optional[int] = ..., more: _Optional[bool] = ...) -> None: ...
 
 class LatestReply(_message.Message):
     __slots__ = ("value",)
