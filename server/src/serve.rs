@@ -193,7 +193,11 @@ impl Server {
                 .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
                 .map_err(ServeError::Transport)?;
         }
-        let incoming = TcpIncoming::bind(options.address)?.with_nodelay(Some(true));
+        // Keepalives find a client that vanished without closing its
+        // connection (its subscriptions then end).
+        let incoming = TcpIncoming::bind(options.address)?
+            .with_nodelay(Some(true))
+            .with_keepalive(Some(KEEPALIVE));
         let local_addr = incoming.local_addr()?;
         Ok(Listening {
             service: self.service,
@@ -248,7 +252,9 @@ impl Listening {
             .max_decoding_message_size(MAX_MESSAGE)
             .max_encoding_message_size(MAX_MESSAGE);
         let service = InterceptedService::new(server, self.check);
-        let builder = tonic::transport::Server::builder();
+        let builder = tonic::transport::Server::builder()
+            .http2_keepalive_interval(Some(KEEPALIVE))
+            .http2_keepalive_timeout(Some(KEEPALIVE));
         #[cfg(feature = "tls")]
         let builder = match self.tls {
             Some(identity) => {
@@ -279,6 +285,10 @@ impl Listening {
         }
     }
 }
+
+/// The interval of TCP and HTTP/2 keepalives, and how long an HTTP/2
+/// keepalive waits for its answer.
+const KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// How long open calls and streams may go on once the server stops.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);

@@ -22,6 +22,7 @@ it, with causim's own message; a refused call changes nothing.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
@@ -185,11 +186,27 @@ def _seconds(time_ns: int) -> float:
     return time_ns / _NANOS
 
 
+#: The latest time the protocol carries: 2^64 - 1 nanoseconds.
+_MAX_NANOS = 2**64 - 1
+
+
 def _nanos(seconds: float, what: str) -> int:
-    """Seconds as whole nanoseconds; negative times are refused here."""
+    """Seconds as whole nanoseconds; negative, infinite, NaN and too large
+    times are refused here, with the argument's name."""
+    if not math.isfinite(seconds):
+        raise ValueError(f"{what} must be a finite number of seconds, got {seconds}")
     if seconds < 0:
         raise ValueError(f"{what} must not be negative, got {seconds}")
-    return int(round(seconds * _NANOS))
+    nanos = seconds * _NANOS
+    if nanos > _MAX_NANOS:
+        raise ValueError(f"{what} is past the latest simulation time (about 584 years), got {seconds}")
+    return int(round(nanos))
+
+
+def _json(value: Any) -> str:
+    """`value` as strict JSON: NaN and infinities, which JSON has not, are
+    refused here rather than by the server."""
+    return json.dumps(value, allow_nan=False)
 
 
 def _sink_value(value: "pb.SinkValue") -> SinkValue:
@@ -268,7 +285,7 @@ class Simulator:
         """Builds (or rebuilds) the bench from ``config`` (and/or keyword
         fields; none: the bench's defaults) and returns the start time."""
         merged = dict(config or {}, **fields)
-        text = json.dumps(merged) if merged else ""
+        text = _json(merged) if merged else ""
         return _seconds(self._call("Init", pb.InitRequest(config_json=text)).time_ns)
 
     def endpoints(self) -> Dict[str, Endpoint]:
@@ -336,13 +353,13 @@ class Simulator:
     def send(self, endpoint: str, payload: Any = None) -> float:
         """Delivers ``payload`` to event endpoint ``endpoint`` now and
         processes what it causes; returns the time."""
-        request = pb.ProcessEventRequest(endpoint=endpoint, payload_json=json.dumps(payload))
+        request = pb.ProcessEventRequest(endpoint=endpoint, payload_json=_json(payload))
         return _seconds(self._call("ProcessEvent", request).time_ns)
 
     def query(self, endpoint: str, request: Any = None) -> List[Any]:
         """Sends ``request`` to query endpoint ``endpoint`` now; returns
         the replies, one per connection of the endpoint."""
-        message = pb.ProcessQueryRequest(endpoint=endpoint, request_json=json.dumps(request))
+        message = pb.ProcessQueryRequest(endpoint=endpoint, request_json=_json(request))
         return json.loads(self._call("ProcessQuery", message).replies_json)
 
     def schedule(
@@ -363,7 +380,7 @@ class Simulator:
             else pb.Deadline(after_ns=_nanos(after, "after"))  # type: ignore[arg-type]
         )
         request = pb.ScheduleRequest(
-            endpoint=endpoint, payload_json=json.dumps(payload), deadline=deadline
+            endpoint=endpoint, payload_json=_json(payload), deadline=deadline
         )
         self._call("Schedule", request)
 
@@ -419,7 +436,7 @@ class Simulator:
         into it; returns the restored time. A snapshot that does not fit
         raises :class:`InvalidRequestError` and the current bench stays."""
         merged = dict(config or {}, **fields)
-        text = json.dumps(merged) if merged else ""
+        text = _json(merged) if merged else ""
         request = pb.RestoreRequest(snapshot=snapshot, config_json=text)
         return _seconds(self._call("Restore", request, self._long()).time_ns)
 

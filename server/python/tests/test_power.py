@@ -284,3 +284,13 @@ def test_other_interfaces_are_refused_without_permission_and_token() -> None:
     )
     assert refused.returncode != 0
     assert "without a token" in refused.stderr
+
+
+def test_times_and_payloads_json_cannot_carry_are_refused_locally(sim: causim_client.Simulator) -> None:
+    before = sim.time()
+    for bad in (float("nan"), float("inf"), -1.0, 1e300):
+        with pytest.raises(ValueError):
+            sim.step_until(bad)
+    with pytest.raises(ValueError):
+        sim.send("power/heater_on", float("nan"))
+    assert sim.time() == before
