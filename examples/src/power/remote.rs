@@ -26,11 +26,29 @@ use serde::Deserialize;
 
 use super::{schedule_survival_heater, BatterySpec, BusSample, Orbit, PowerConfig, Spacecraft};
 
+/// The most executor threads a client may ask for.
+pub const MAX_THREADS: usize = 64;
+
+/// Reads a thread count from 1 to [`MAX_THREADS`].
+fn threads<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
+    let threads = usize::deserialize(deserializer)?;
+    if (1..=MAX_THREADS).contains(&threads) {
+        Ok(threads)
+    } else {
+        Err(serde::de::Error::custom(format_args!(
+            "`threads` must be from 1 to {MAX_THREADS}, got {threads}"
+        )))
+    }
+}
+
 /// What a client may configure when it builds the bench (`Init`).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RemoteConfig {
-    /// Executor threads (1: deterministic).
+    /// Executor threads (1: deterministic), at most [`MAX_THREADS`]: a
+    /// client cannot make the server start thousands of threads.
+    #[serde(deserialize_with = "threads")]
+    #[schemars(range(min = 1, max = 64))]
     pub threads: usize,
     /// Initial battery state of charge, 0 to 1.
     pub initial_soc: f64,

@@ -139,6 +139,8 @@ def test_refused_calls_say_why_and_change_nothing(sim: causim_client.Simulator) 
         sim.step_until(100.0)
     with pytest.raises(InvalidRequestError, match=r"unknown field `soc`"):
         sim.init(soc=0.5)
+    with pytest.raises(InvalidRequestError, match=r"`threads` must be from 1 to 64, got 100000"):
+        sim.init(threads=100000)
     with pytest.raises(InvalidRequestError, match="could not be restored"):
         sim.restore(b"not a snapshot")
     with pytest.raises(ValueError):
