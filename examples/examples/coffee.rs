@@ -26,12 +26,9 @@ fn main() -> ExitCode {
 }
 
 fn example() -> Result<(), AnyError> {
-    let options = Options::from_env()?;
-    if options.help {
-        println!("{HELP}");
+    let Some(options) = Options::command_line(HELP, &["threads", "out"])? else {
         return Ok(());
-    }
-    options.reject_unknown(&["threads", "out"])?;
+    };
     let out_dir = options.out_dir()?;
     let run = coffee::run(&MORNING, options.get("threads", 1)?)?;
 

@@ -29,12 +29,9 @@ fn main() -> ExitCode {
 }
 
 fn example() -> Result<(), AnyError> {
-    let options = Options::from_env()?;
-    if options.help {
-        println!("{HELP}");
+    let Some(options) = Options::command_line(HELP, &["speed", "duration", "out"])? else {
         return Ok(());
-    }
-    options.reject_unknown(&["speed", "duration", "out"])?;
+    };
     let defaults = HilConfig::default();
     let config = HilConfig {
         speed: options.get("speed", defaults.speed)?,

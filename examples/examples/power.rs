@@ -32,12 +32,9 @@ fn main() -> ExitCode {
 }
 
 fn example() -> Result<(), AnyError> {
-    let options = Options::from_env()?;
-    if options.help {
-        println!("{HELP}");
+    let Some(options) = Options::command_line(HELP, &["orbits", "soc", "threads", "out"])? else {
         return Ok(());
-    }
-    options.reject_unknown(&["orbits", "soc", "threads", "out"])?;
+    };
     let defaults = PowerConfig::default();
     let config = PowerConfig {
         orbits: options.get("orbits", defaults.orbits)?,

@@ -32,12 +32,11 @@ fn main() -> ExitCode {
 }
 
 fn example() -> Result<(), AnyError> {
-    let options = Options::from_env()?;
-    if options.help {
-        println!("{HELP}");
+    let Some(options) =
+        Options::command_line(HELP, &["days", "start", "heater", "threads", "out"])?
+    else {
         return Ok(());
-    }
-    options.reject_unknown(&["days", "start", "heater", "threads", "out"])?;
+    };
     let defaults = ThermoConfig::default();
     let config = ThermoConfig {
         days: options.get("days", defaults.days)?,

@@ -50,6 +50,18 @@ pub struct Options {
 }
 
 impl Options {
+    /// An example's command line: `None` once `--help` has printed
+    /// `help`; otherwise the options, every one of them in `known`.
+    pub fn command_line(help: &str, known: &[&str]) -> Result<Option<Self>, AnyError> {
+        let options = Self::from_env()?;
+        if options.help {
+            println!("{help}");
+            return Ok(None);
+        }
+        options.reject_unknown(known)?;
+        Ok(Some(options))
+    }
+
     /// The process's own arguments.
     pub fn from_env() -> Result<Self, AnyError> {
         Self::parse(std::env::args().skip(1))

@@ -12,9 +12,7 @@ pub use crate::ports::event::Event;
 pub use crate::ports::{
     ConnectionList, InputPort, Output, ReplierPort, ReplySender, Requestor, SendingPort,
 };
-pub use crate::snapshot::codec::{
-    CloneEvent, Codec, MakeEvent, NoSerdeCodec, OnceEvent, SerdeCodec,
-};
+pub use crate::snapshot::codec::{CloneEvent, Codec, NoSerdeCodec, OnceEvent, SerdeCodec};
 pub use core::any::Any;
 pub use core::convert::Infallible;
 pub use core::fmt;

@@ -125,17 +125,11 @@ impl Endpoints {
     where
         T: DeserializeOwned + JsonSchema + Clone + Send + Sync + 'static,
     {
-        let name = name.into();
-        let endpoint = event::SourceEndpoint::new(source);
-        self.list(
-            &name,
-            proto::EndpointKind::Event,
+        self.event_endpoint::<T>(
+            name.into(),
+            Arc::new(event::SourceEndpoint::new(source)),
             description,
-            TypeInfo::of::<T>(),
-            None,
-        );
-        self.events.insert(name, Arc::new(endpoint));
-        self
+        )
     }
 
     /// Declares event endpoint `name` for one model input (as a composite
@@ -152,16 +146,29 @@ impl Endpoints {
         T: DeserializeOwned + JsonSchema + Send + 'static,
         InputRef<M, T>: Send + Sync,
     {
-        let name = name.into();
-        let endpoint = event::InputEndpoint::new(input.clone());
+        self.event_endpoint::<T>(
+            name.into(),
+            Arc::new(event::InputEndpoint::new(input.clone())),
+            description,
+        )
+    }
+
+    /// Lists and files event endpoint `name`, of payload `T`.
+    fn event_endpoint<T: JsonSchema>(
+        &mut self,
+        name: String,
+        endpoint: Arc<dyn EventEndpoint>,
+        description: impl Into<String>,
+    ) -> &mut Self {
+        let payload = TypeInfo::of::<T>();
         self.list(
             &name,
             proto::EndpointKind::Event,
             description,
-            TypeInfo::of::<T>(),
+            payload,
             None,
         );
-        self.events.insert(name, Arc::new(endpoint));
+        self.events.insert(name, endpoint);
         self
     }
 

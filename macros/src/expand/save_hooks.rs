@@ -78,9 +78,10 @@ fn hooks_fn(model: &ModelImpl<'_>) -> TokenStream {
         let variant = &port.variant;
         quote! {
             #name => {
-                let payload = (&causim::Codec::<#payload>::new()).decode(bytes)?;
+                let codec = causim::Codec::<#payload>::new();
+                let payload = (&codec).decode(bytes)?;
                 let port = causim::InputPort::new(#name, #message::#variant);
-                (&causim::MakeEvent::<#payload>::new()).make(port, payload, address, period)
+                (&codec).make(port, payload, address, period)
             }
         }
     });

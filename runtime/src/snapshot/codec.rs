@@ -7,8 +7,9 @@
 //! time. The generated code picks the codec by method resolution
 //! (`(&Codec::<T>::new()).encode(..)`): [`SerdeCodec`]'s method takes the
 //! codec itself and applies when `T` is serialisable; [`NoSerdeCodec`]'s
-//! takes a reference more and applies otherwise. [`MakeEvent`] does the
-//! same for `Clone`, which a periodic event needs.
+//! takes a reference more and applies otherwise. [`CloneEvent`] and
+//! [`OnceEvent`] do the same, on the same codec, for `Clone`, which a
+//! periodic event needs.
 //!
 //! Compiled without the feature `save` too (only the serialising impl is
 //! left out), so that the generated code of `#[model(save)]` with the
@@ -23,7 +24,7 @@ use crate::mailbox::IntoAddress;
 use crate::ports::event::Event;
 use crate::ports::InputFor;
 
-/// The codec of payload type `T`.
+/// The codec of payload type `T`, and the maker of its restored events.
 #[derive(Debug)]
 pub struct Codec<T>(PhantomData<fn() -> T>);
 
@@ -102,23 +103,6 @@ fn codec_error<T>(message: impl std::fmt::Display) -> PayloadError {
     }
 }
 
-/// Makes a restored event of payload type `T`.
-#[derive(Debug)]
-pub struct MakeEvent<T>(PhantomData<fn() -> T>);
-
-impl<T> MakeEvent<T> {
-    /// The maker for `T`.
-    pub const fn new() -> Self {
-        MakeEvent(PhantomData)
-    }
-}
-
-impl<T> Default for MakeEvent<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// Makes one-shot and periodic events, for a `Clone` payload.
 pub trait CloneEvent<T> {
     /// The event delivering `payload` to `port` at `address`, every
@@ -132,7 +116,7 @@ pub trait CloneEvent<T> {
     ) -> Result<Event, PayloadError>;
 }
 
-impl<T: Clone + Send + 'static> CloneEvent<T> for MakeEvent<T> {
+impl<T: Clone + Send + 'static> CloneEvent<T> for Codec<T> {
     fn make<P: InputFor<T>>(
         &self,
         port: P,
@@ -160,7 +144,7 @@ pub trait OnceEvent<T> {
     ) -> Result<Event, PayloadError>;
 }
 
-impl<T: Send + 'static> OnceEvent<T> for &MakeEvent<T> {
+impl<T: Send + 'static> OnceEvent<T> for &Codec<T> {
     fn make<P: InputFor<T>>(
         &self,
         port: P,

@@ -49,9 +49,9 @@ impl SimInit {
         let bytes: Arc<[u8]> = bytes.into();
         let body = format::decode(&bytes)?;
         self.check().map_err(RestoreError::Simulation)?;
-        let registry = std::mem::take(&mut self.saveable);
+        let mut registry = std::mem::take(&mut self.saveable);
         let handles = matched_handles(&registry, &body)?;
-        check_connections(&self, &registry, &body)?;
+        let connections = checked_connections(&self, &registry, &body)?;
         let (entries, keys) = restored_events(&registry, &handles, &body)?;
         let time = SimTime::from_nanos(body.time);
 
@@ -70,6 +70,9 @@ impl SimInit {
             (&bytes, &body.models),
             keys,
         )?;
+        drop(handles);
+        // Checked equal to the saved ones: the next save reuses them.
+        registry.connections = Some(connections);
         simulation.saveable = registry;
         Ok(simulation)
     }
@@ -199,13 +202,13 @@ fn check_fields(
     Ok(())
 }
 
-/// Checks each model's outgoing connections against the saved checksums
-/// (the models are already matched place by place).
-fn check_connections(
+/// The checksums of each model's outgoing connections, checked against
+/// the saved ones (the models are already matched place by place).
+fn checked_connections(
     init: &SimInit,
     registry: &Registry,
     body: &Body<'_>,
-) -> Result<(), RestoreError> {
+) -> Result<Vec<u32>, RestoreError> {
     let connections = fingerprints(&init.topology());
     for (index, model) in body.models.iter().enumerate() {
         if connections.get(index) != Some(&model.connections) {
@@ -214,7 +217,7 @@ fn check_connections(
             });
         }
     }
-    Ok(())
+    Ok(connections)
 }
 
 /// The saved pending events, each checked against its recipient's inputs,

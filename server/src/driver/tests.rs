@@ -35,6 +35,19 @@ fn driver() -> Driver {
     }))
 }
 
+/// Steps the bench through a call, and returns the time reached; fails if
+/// the step is halted.
+async fn step(driver: &Driver) -> SimTime {
+    driver
+        .call("step", Length::Short, |local| {
+            let simulation = &mut local.bench()?.simulation;
+            simulation.step().map_err(crate::status::simulation)?;
+            Ok(simulation.time())
+        })
+        .await
+        .expect("not halted")
+}
+
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .build()
@@ -62,14 +75,7 @@ fn a_halt_the_call_did_not_see_does_not_stop_the_next_call() {
             .expect("completes");
         assert!(halted, "the call was in progress");
         // The next call is not stopped by it.
-        let time = driver
-            .call("step", Length::Short, |local| {
-                let simulation = &mut local.bench()?.simulation;
-                simulation.step().map_err(crate::status::simulation)?;
-                Ok(simulation.time())
-            })
-            .await
-            .expect("not halted");
+        let time = step(&driver).await;
         assert_eq!(time, SimTime::from_secs(2));
     });
 }
@@ -84,14 +90,7 @@ fn a_halt_with_no_call_in_progress_does_nothing() {
             .await
             .expect("builds");
         assert!(!driver.halt(), "nothing running");
-        let time = driver
-            .call("step", Length::Short, |local| {
-                let simulation = &mut local.bench()?.simulation;
-                simulation.step().map_err(crate::status::simulation)?;
-                Ok(simulation.time())
-            })
-            .await
-            .expect("not halted");
+        let time = step(&driver).await;
         assert_eq!(time, SimTime::from_secs(1));
     });
 }
