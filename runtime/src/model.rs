@@ -119,6 +119,8 @@
 //! ```
 
 mod run;
+#[cfg(feature = "save")]
+mod shared;
 #[cfg(feature = "tracing")]
 mod trace;
 
@@ -126,11 +128,11 @@ use std::future::Future;
 
 use crate::context::Context;
 pub use crate::ports::ConnectionList;
-pub use crate::snapshot::hooks::{
-    PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter,
-};
+pub use crate::snapshot::hooks::{PayloadError, SaveHooks, StateError, StateReader, StateWriter};
 
 pub(crate) use run::run_model;
+#[cfg(feature = "save")]
+pub(crate) use shared::SharedModel;
 
 /// The contract between a model and the runtime.
 ///

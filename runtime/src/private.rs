@@ -7,7 +7,7 @@
 pub use crate::context::Context;
 pub use crate::mailbox::Address;
 pub use crate::model::{Model, ModelMetadata, PortKind, PortMetadata};
-pub use crate::model::{PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter};
+pub use crate::model::{PayloadError, SaveHooks, StateError, StateReader, StateWriter};
 pub use crate::ports::event::Event;
 pub use crate::ports::{
     ConnectionList, InputPort, Output, ReplierPort, ReplySender, Requestor, SendingPort,

@@ -723,25 +723,6 @@ impl Simulation {
         matches!(self.executor, Executor::St(_)).then(|| self.core.drive())
     }
 
-    /// Fails if an earlier call hit a fatal error; otherwise runs `send`
-    /// (which delivers messages from the bench) and processes what it
-    /// delivered, without moving the clock. For the snapshot code, between
-    /// steps: without the call's wall-clock limit, which is the models'
-    /// time (a snapshot of a large bench may take longer than a step, and
-    /// a timeout would end the simulation).
-    #[cfg(feature = "save")]
-    pub(crate) fn run_bench_messages(
-        &mut self,
-        send: impl FnOnce(&Self),
-    ) -> Result<(), SimulationError> {
-        self.check_usable()?;
-        let _driving = self.drive();
-        let _bench = self.enter();
-        send(self);
-        self.settle(None)?;
-        self.check_unbound()
-    }
-
     /// The fatal error that ended the simulation, if any.
     #[cfg(feature = "save")]
     pub(crate) fn fatal_error(&self) -> Option<SimulationError> {

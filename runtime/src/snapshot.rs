@@ -33,11 +33,13 @@
 //!
 //! # How a model is reached
 //!
-//! Between steps every model's task waits for a message. Saving and
-//! restoring are messages too ([`Service`]: work run by the model's own
-//! task on the model and its context, see `handle.rs`): no model is
-//! touched from outside its task, no `unsafe` is needed, and a model that
-//! is not saveable pays nothing — its message type has no extra variant.
+//! A saveable model's task runs it from a cell that the snapshot code
+//! holds too (`model/shared.rs`): a save reads every model's state there,
+//! on the driving thread, between two steps, when no task runs; a restore
+//! writes it before the bench starts. No model gets a message for it —
+//! a message per model was most of the cost of saving a large bench, and
+//! made every idle mailbox allocate its ring — and a model that is not
+//! saveable pays nothing: it runs inline in its task, as before.
 //!
 //! # Errors
 //!
@@ -67,15 +69,13 @@ mod restore;
 #[cfg(feature = "save")]
 mod save;
 
-pub use hooks::{
-    DecodeInput, PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter,
-};
+pub use hooks::{DecodeInput, PayloadError, SaveHooks, StateError, StateReader, StateWriter};
 
 #[cfg(feature = "save")]
 pub use error::{RestoreError, SaveError};
 
 #[cfg(feature = "save")]
-use crate::{mailbox::Mailbox, model::Model, name::Name};
+use crate::{mailbox::Address, model::Model, model::SharedModel, name::Name};
 
 /// The bench's models as the snapshot code needs them, in add order.
 #[cfg(feature = "save")]
@@ -99,15 +99,23 @@ struct Registered {
     handle: Option<Box<dyn handle::ModelHandle>>,
 }
 
+/// What the registry keeps of a saveable model: its type's hooks, the cell
+/// it runs from, its mailbox.
+#[cfg(feature = "save")]
+pub(crate) type Saveable<M> = (SaveHooks<M>, SharedModel<M>, Address<M>);
+
 #[cfg(feature = "save")]
 impl Registry {
-    /// Registers the model at `path` that receives from `mailbox`.
-    pub(crate) fn add<M: Model>(&mut self, path: &Name, mailbox: &Mailbox<M>) {
-        let handle = handle::Handle::new(mailbox.address());
+    /// Registers the model of type `M` at `path`, with what reaches it if
+    /// it is saveable.
+    pub(crate) fn add<M: Model>(&mut self, path: Name, saveable: Option<Saveable<M>>) {
+        let handle = saveable.map(|(hooks, shared, address)| {
+            Box::new(handle::Handle::new(hooks, shared, address)) as Box<dyn handle::ModelHandle>
+        });
         self.models.push(Registered {
-            path: path.clone(),
+            path,
             type_name: M::metadata().type_name,
-            handle: handle.map(|h| Box::new(h) as Box<dyn handle::ModelHandle>),
+            handle,
         });
     }
 }

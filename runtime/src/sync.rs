@@ -13,10 +13,14 @@
 //! instrumented stand-ins (see `stand_in`), so that loom sees every
 //! hand-over between threads.
 
+#[cfg_attr(not(feature = "save"), allow(dead_code))]
+mod gate;
 mod lazy_box;
 #[cfg(causim_loom)]
 mod stand_in;
 
+#[cfg(feature = "save")]
+pub(crate) use gate::Gate;
 pub(crate) use lazy_box::LazyBox;
 
 use std::sync::{LockResult, PoisonError};

@@ -101,7 +101,6 @@ fn message_enum(model: &ModelImpl<'_>) -> TokenStream {
         }
     });
     let marker = marker(model).map(|(variant, _)| quote!(#variant,));
-    let service = save_parts(model).map(|parts| parts.variant);
     // Spanned at the model's name, so that a clash with a user item is
     // reported at `impl Name`.
     quote_spanned! {name.span()=>
@@ -110,7 +109,6 @@ fn message_enum(model: &ModelImpl<'_>) -> TokenStream {
         pub enum #message #generics #where_clause {
             #(#variants,)*
             #marker
-            #service
         }
     }
 }
@@ -319,8 +317,7 @@ fn model_impl(model: &ModelImpl<'_>) -> TokenStream {
 /// method.
 fn dispatch_fn(model: &ModelImpl<'_>) -> TokenStream {
     let message = &model.message;
-    let save = save_parts(model);
-    let uses_context = save.is_some() || model.ports.iter().any(|p| p.takes_context);
+    let uses_context = model.ports.iter().any(|p| p.takes_context);
     let cx = if uses_context {
         quote!(cx)
     } else {
@@ -328,7 +325,6 @@ fn dispatch_fn(model: &ModelImpl<'_>) -> TokenStream {
     };
     let arms = model.ports.iter().map(|port| dispatch_arm(message, port));
     let marker_arm = marker(model).map(|(_, arm)| arm);
-    let service_arm = save.map(|parts| parts.dispatch_arm);
     quote! {
         fn dispatch<'a>(
             &'a mut self,
@@ -339,7 +335,6 @@ fn dispatch_fn(model: &ModelImpl<'_>) -> TokenStream {
                 match message {
                     #(#arms,)*
                     #marker_arm
-                    #service_arm
                 }
             }
         }
@@ -356,13 +351,11 @@ fn port_name_fn(model: &ModelImpl<'_>) -> TokenStream {
         quote!(#message::#variant(..) => #name)
     });
     let marker_arm = marker(model).map(|(_, arm)| arm);
-    let service_arm = save_parts(model).map(|parts| parts.port_name_arm);
     quote! {
         fn port_name(message: &Self::Message) -> &'static str {
             match *message {
                 #(#arms,)*
                 #marker_arm
-                #service_arm
             }
         }
     }
@@ -505,7 +498,6 @@ fn debug_impls(model: &ModelImpl<'_>) -> TokenStream {
         quote!(#message::#variant(..) => f.write_str(#text))
     });
     let marker_arm = marker(model).map(|(_, arm)| arm);
-    let service_arm = save_parts(model).map(|parts| parts.debug_arm);
     let ports_name = ports_struct.to_string();
     let fields = model.ports.iter().map(|port| {
         let ident = port.ident;
@@ -519,7 +511,6 @@ fn debug_impls(model: &ModelImpl<'_>) -> TokenStream {
                 match *self {
                     #(#arms,)*
                     #marker_arm
-                    #service_arm
                 }
             }
         }

@@ -1,13 +1,12 @@
-//! The impl half of `#[model(save)]`: how the snapshot code reaches the
-//! model, and how its pending events are saved and restored.
+//! The impl half of `#[model(save)]`: how the snapshot code saves and
+//! restores the model's pending events.
 //!
-//! A saveable model's message enum gets one hidden variant more,
-//! `__Service`, which carries work for the model's task to run on the
-//! model between two steps (saving or restoring its state); `dispatch`
-//! runs it. `Model::save_hooks` gathers the state half's functions (from
-//! `impl ModelState`, written by `#[model(save)]` on the struct) and, per
-//! input, the codec of its payload and the constructor of its events. A
-//! model without `save` gets none of this, so it pays nothing.
+//! `Model::save_hooks` gathers the state half's functions (from `impl
+//! ModelState`, written by `#[model(save)]` on the struct) and, per input,
+//! the codec of its payload and the constructor of its events. The
+//! runtime reaches the model's state itself (a saveable model runs from a
+//! cell the snapshot code shares); the message enum is the same as
+//! without `save`. A model without `save` gets none of this.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -19,14 +18,6 @@ use crate::valid::{ModelImpl, PortKind};
 
 /// What `save` adds to the generated items.
 pub struct SaveParts {
-    /// The enum's hidden variant.
-    pub variant: TokenStream,
-    /// Its `dispatch` arm.
-    pub dispatch_arm: TokenStream,
-    /// Its `port_name` arm.
-    pub port_name_arm: TokenStream,
-    /// Its `Debug` arm.
-    pub debug_arm: TokenStream,
     /// `fn save_hooks()` of the `Model` impl.
     pub hooks_fn: TokenStream,
     /// `impl SaveableImpl`, which the struct half checks for.
@@ -38,18 +29,7 @@ pub fn save_parts(model: &ModelImpl<'_>) -> Option<SaveParts> {
     if !model.settings.save {
         return None;
     }
-    let krate = &model.settings.krate;
-    let message = &model.message;
-    let self_ty = &model.item.self_ty;
-    let text = format!("{message}::__Service(..)");
     Some(SaveParts {
-        variant: quote! {
-            #[doc(hidden)]
-            __Service(#krate::__private::Service<#self_ty>)
-        },
-        dispatch_arm: quote!(#message::__Service(service) => service.run(self, cx)),
-        port_name_arm: quote!(#message::__Service(..) => "(snapshot)"),
-        debug_arm: quote!(#message::__Service(..) => f.write_str(#text)),
         hooks_fn: hooks_fn(model),
         marker_impl: marker_impl(model),
     })
@@ -93,7 +73,6 @@ fn hooks_fn(model: &ModelImpl<'_>) -> TokenStream {
                 fields: #state::FIELDS,
                 save: #state::save_state,
                 restore: #state::restore_state,
-                service: #message::__Service,
                 encode_input: |port, payload, out| match port {
                     #(#encode_arms,)*
                     _ => causim::Err(causim::PayloadError::UnknownPort),

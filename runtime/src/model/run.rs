@@ -64,7 +64,7 @@ pub(crate) fn run_model<M: Model>(model: M, cx: Context<M>) -> impl Future<Outpu
 /// A model method's future that completes early when a port asks for the
 /// method to be abandoned (see the module docs). A plain wrapper, no
 /// state of its own: the task's future does not grow.
-struct Abandonable<F>(F);
+pub(super) struct Abandonable<F>(pub(super) F);
 
 impl<F: Future<Output = ()>> Future for Abandonable<F> {
     type Output = ();

@@ -12,6 +12,8 @@ use crate::composite::{BuildContext, Composite};
 use crate::context::Context;
 use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
 use crate::mailbox::Mailbox;
+#[cfg(feature = "save")]
+use crate::model::SharedModel;
 use crate::model::{run_model, Model};
 use crate::name::Name;
 use crate::realtime::{checked_speed, AppliedInput, Clock, Lateness, Pacer};
@@ -289,16 +291,42 @@ impl SimInit {
         self.record_missing_connections(&model, &path);
         self.topology.record_model(&model, &mailbox);
         #[cfg(feature = "save")]
-        self.saveable.add(&path, &mailbox);
-        mailbox.channel().bind(path, self.core.bench);
+        let address = mailbox.address();
+        mailbox.channel().bind(path.clone(), self.core.bench);
         // Models schedule with origins 1, 2, … in add order (0 is the bench).
         let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
         let probe = ModelMailbox::<M>::probe(mailbox.channel().clone());
         let cx = Context::new(mailbox, origin, self.core.clone());
-        self.models.push(PendingModel {
-            future: Box::pin(run_model(model, cx)),
-            probe,
-        });
+        #[cfg(feature = "save")]
+        let future = self.saveable_task(path, model, cx, address);
+        #[cfg(not(feature = "save"))]
+        let future = Box::pin(run_model(model, cx));
+        self.models.push(PendingModel { future, probe });
+    }
+
+    /// The task of `model`, registered for saving: a saveable model runs
+    /// from a cell that the snapshot code can reach between steps (see
+    /// `model/shared.rs`), any other as usual.
+    #[cfg(feature = "save")]
+    fn saveable_task<M: Model>(
+        &mut self,
+        path: Name,
+        model: M,
+        cx: Context<M>,
+        address: crate::mailbox::Address<M>,
+    ) -> TaskFuture {
+        match M::save_hooks() {
+            Some(hooks) => {
+                let shared = SharedModel::new(model, cx);
+                self.saveable
+                    .add(path, Some((hooks, shared.clone(), address)));
+                Box::pin(shared.run())
+            }
+            None => {
+                self.saveable.add::<M>(path, None);
+                Box::pin(run_model(model, cx))
+            }
+        }
     }
 
     /// Adds a composite named `name` inside the composite at `parent` (at

@@ -1,32 +1,13 @@
 //! A saveable model as the snapshot code sees it: type-erased, reached
-//! through its mailbox.
-//!
-//! A model lives inside its task, which the executor owns; between steps
-//! the task waits for its next message. Saving or restoring it is a
-//! message like any other: a [`Service`] that the model's own task runs on
-//! the model and its context, on whatever thread polls it. No model is
-//! touched from outside its task, so this needs no `unsafe` and works the
-//! same on every executor.
+//! in the cell its task runs it from (see `model/shared.rs`).
 
-use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
 use std::time::Duration;
 
-use super::hooks::{PayloadError, SaveHooks, Service, StateError, StateReader, StateWriter};
-use super::keys::{self, RestoreKeys, SaveKeys};
+use super::hooks::{PayloadError, SaveHooks, StateError, StateReader, StateWriter};
 use crate::mailbox::Address;
-use crate::model::Model;
+use crate::model::{Model, SharedModel};
 use crate::ports::event::{channel_identity, Event};
-use crate::ports::target::push_from_bench;
-use crate::sync::{lock, Mutex};
-
-/// What a model's saving work produces: its next event sequence number and
-/// its state's bytes.
-pub(crate) type SavedState = Result<(u64, Vec<u8>), StateError>;
-
-/// Where the models' saving or restoring work reports, by model index.
-pub(crate) type Reports<R> = Arc<Mutex<Vec<(usize, R)>>>;
 
 /// A saveable model of the bench.
 pub(crate) trait ModelHandle: Send {
@@ -36,19 +17,14 @@ pub(crate) trait ModelHandle: Send {
     fn fields(&self) -> &'static [&'static str];
     /// Its mailbox's identity (see `channel_identity`).
     fn recipient(&self) -> usize;
-    /// Sends the work that saves its state and reports it as `index`.
-    fn request_save(&self, index: usize, keys: &Arc<SaveKeys>, reports: &Reports<SavedState>);
-    /// Sends the work that restores `state` (a range of the snapshot's
-    /// bytes) and sequence number `seq`, and reports the outcome as
-    /// `index`.
-    fn request_restore(
-        &self,
-        index: usize,
-        seq: u64,
-        state: (Arc<[u8]>, Range<usize>),
-        keys: &Arc<RestoreKeys>,
-        reports: &Reports<Result<(), StateError>>,
-    );
+    /// Appends its state to `out` and returns its next event sequence
+    /// number. The keys its state holds are numbered by the table set for
+    /// the thread (see `keys.rs`). Fails, appending nothing, if the model
+    /// is in the middle of a method or its `Serialize` code fails.
+    fn save(&self, out: &mut Vec<u8>) -> Result<u64, StateError>;
+    /// Reads its state back from `state` and sets its next event sequence
+    /// number to `seq`.
+    fn restore(&self, seq: u64, state: &[u8]) -> Result<(), StateError>;
     /// The event for its input `port` with a saved payload.
     fn decode_event(
         &self,
@@ -60,26 +36,22 @@ pub(crate) trait ModelHandle: Send {
 
 /// The handle of a model of type `M`.
 pub(crate) struct Handle<M: Model> {
-    /// The model's mailbox.
-    address: Address<M>,
     /// Its type's hooks.
     hooks: SaveHooks<M>,
+    /// The cell its task runs it from.
+    shared: SharedModel<M>,
+    /// Its mailbox, to which its restored events go.
+    address: Address<M>,
 }
 
 impl<M: Model> Handle<M> {
-    /// The handle of the model at `address`, if its type can be saved.
-    pub(crate) fn new(address: Address<M>) -> Option<Self> {
-        let hooks = M::save_hooks()?;
-        Some(Handle { address, hooks })
-    }
-
-    /// Delivers `work` to the model now (its mailbox never refuses the
-    /// bench).
-    fn send(&self, work: impl FnOnce(&mut M, &mut crate::Context<M>) + Send + 'static) {
-        let service = self.hooks.service;
-        push_from_bench(&self.address, "(snapshot)", Service::new(work), |work| {
-            Some(service(work))
-        });
+    /// The handle of the model in `shared`, which receives at `address`.
+    pub(crate) fn new(hooks: SaveHooks<M>, shared: SharedModel<M>, address: Address<M>) -> Self {
+        Handle {
+            hooks,
+            shared,
+            address,
+        }
     }
 }
 
@@ -96,41 +68,36 @@ impl<M: Model> ModelHandle for Handle<M> {
         channel_identity(&self.address)
     }
 
-    fn request_save(&self, index: usize, keys: &Arc<SaveKeys>, reports: &Reports<SavedState>) {
-        let (save, keys, reports) = (self.hooks.save, keys.clone(), reports.clone());
-        self.send(move |model, cx| {
-            // Room for a few fields: most states are written without
-            // growing the buffer.
-            let mut writer = StateWriter::with_capacity(64);
+    fn save(&self, out: &mut Vec<u8>) -> Result<u64, StateError> {
+        let save = self.hooks.save;
+        let start = out.len();
+        let mut writer = StateWriter {
+            bytes: std::mem::take(out),
+        };
+        let saved = |model: &mut M, cx: &mut crate::Context<M>| {
             // Saving only reads the model: a panicking `Serialize` impl
             // fails the save, not the simulation.
-            let saved = catch_unwind(AssertUnwindSafe(|| {
-                keys::saving(&keys, || save(model, &mut writer))
-            }))
-            .unwrap_or_else(|payload| Err(StateError::panicked(&*payload)));
-            let report = saved.map(|()| (cx.seq(), writer.bytes));
-            lock(&reports).push((index, report));
-        });
+            catch_unwind(AssertUnwindSafe(|| save(model, &mut writer)))
+                .unwrap_or_else(|payload| Err(StateError::panicked(&*payload)))
+                .map(|()| cx.seq())
+        };
+        let result = (self.shared.with_idle(saved)).unwrap_or_else(|| Err(StateError::busy()));
+        *out = writer.bytes;
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
     }
 
-    fn request_restore(
-        &self,
-        index: usize,
-        seq: u64,
-        (snapshot, range): (Arc<[u8]>, Range<usize>),
-        keys: &Arc<RestoreKeys>,
-        reports: &Reports<Result<(), StateError>>,
-    ) {
-        let (restore, keys, reports) = (self.hooks.restore, keys.clone(), reports.clone());
-        self.send(move |model, cx| {
-            let mut reader = StateReader::new(&snapshot[range]);
-            let restored = keys::restoring(&keys, || restore(model, &mut reader));
-            let report = restored.and_then(|()| reader.finish());
-            if report.is_ok() {
-                cx.set_seq(seq);
-            }
-            lock(&reports).push((index, report));
-        });
+    fn restore(&self, seq: u64, state: &[u8]) -> Result<(), StateError> {
+        let restore = self.hooks.restore;
+        let restored = |model: &mut M, cx: &mut crate::Context<M>| {
+            let mut reader = StateReader::new(state);
+            restore(model, &mut reader).and_then(|()| reader.finish())?;
+            cx.set_seq(seq);
+            Ok(())
+        };
+        (self.shared.with_idle(restored)).unwrap_or_else(|| Err(StateError::busy()))
     }
 
     fn decode_event(

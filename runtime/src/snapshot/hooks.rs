@@ -9,7 +9,6 @@ use std::any::Any;
 use std::fmt;
 use std::time::Duration;
 
-use crate::context::Context;
 use crate::mailbox::Address;
 use crate::model::Model;
 use crate::ports::event::Event;
@@ -33,9 +32,6 @@ pub struct SaveHooks<M: Model> {
     /// is left unchanged (the fields are assigned only once all were
     /// read).
     pub restore: fn(&mut M, &mut StateReader<'_>) -> Result<(), StateError>,
-    /// Wraps a [`Service`] in the model's message type, so that it reaches
-    /// the model through its mailbox like any message.
-    pub service: fn(Service<M>) -> M::Message,
     /// Writes the payload of a pending event for input `port`.
     pub encode_input: fn(&str, &dyn Any, &mut Vec<u8>) -> Result<(), PayloadError>,
     /// Makes the event for input `port` from a saved payload: delivered to
@@ -48,39 +44,12 @@ pub struct SaveHooks<M: Model> {
 pub type DecodeInput<M> =
     fn(&str, &[u8], &Address<M>, Option<Duration>) -> Result<Event, PayloadError>;
 
-/// Work for a model's task: what a [`Service`] carries.
-type Work<M> = Box<dyn FnOnce(&mut M, &mut Context<M>) + Send>;
-
 impl<M: Model> fmt::Debug for SaveHooks<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SaveHooks")
             .field("version", &self.version)
             .field("fields", &self.fields)
             .finish_non_exhaustive()
-    }
-}
-
-/// Work the snapshot code has a model's task do on the model and its
-/// context, delivered as a message between two steps (see
-/// [`SaveHooks::service`]).
-pub struct Service<M: Model>(Work<M>);
-
-impl<M: Model> Service<M> {
-    /// Work to run on the model.
-    #[cfg(feature = "save")]
-    pub(crate) fn new(work: impl FnOnce(&mut M, &mut Context<M>) + Send + 'static) -> Self {
-        Service(Box::new(work))
-    }
-
-    /// Runs the work (the generated `dispatch` calls this).
-    pub fn run(self, model: &mut M, cx: &mut Context<M>) {
-        (self.0)(model, cx);
-    }
-}
-
-impl<M: Model> fmt::Debug for Service<M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Service(..)")
     }
 }
 
@@ -120,13 +89,6 @@ impl<'a> StateReader<'a> {
 
 #[cfg(feature = "save")]
 impl StateWriter {
-    /// A writer with room for `bytes`.
-    pub(crate) fn with_capacity(bytes: usize) -> Self {
-        StateWriter {
-            bytes: Vec::with_capacity(bytes),
-        }
-    }
-
     /// Writes field `name`.
     pub fn field<T: serde::Serialize + ?Sized>(
         &mut self,
@@ -213,13 +175,14 @@ impl StateError {
         }
     }
 
-    /// The error of a model whose task did not run its saving or
-    /// restoring work.
+    /// The error of a model that is in the middle of a method (its task
+    /// blocked when a step failed), whose state cannot be read or written.
     #[cfg(feature = "save")]
-    pub(crate) fn unanswered() -> Self {
+    pub(crate) fn busy() -> Self {
         StateError {
             field: None,
-            message: "the model's task did not run its snapshot work".to_string(),
+            message: "the model is in the middle of a method (a step ended with it blocked)"
+                .to_string(),
         }
     }
 }

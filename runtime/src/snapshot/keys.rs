@@ -18,9 +18,9 @@
 //! thread-local, since serde gives `Serialize` no context of its own).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::address_hash::AddressMap;
 use crate::scheduler::EventKey;
 
 /// The number of a key whose event is no longer pending, not cancelled.
@@ -33,7 +33,7 @@ const CANCELLED: u32 = u32::MAX;
 #[derive(Debug, Default)]
 pub(crate) struct SaveKeys {
     /// Key identity (see [`EventKey::identity`]) → number, from 1.
-    numbers: HashMap<usize, u32>,
+    numbers: AddressMap<usize, u32>,
 }
 
 impl SaveKeys {

@@ -14,14 +14,12 @@ use std::time::Duration;
 use super::error::RestoreError;
 use super::fingerprint::fingerprints;
 use super::format::{self, Body, EventRecord, ModelRecord, TypeRecord};
-use super::handle::{ModelHandle, Reports};
-use super::hooks::StateError;
+use super::handle::ModelHandle;
 use super::keys::{self, RestoreKeys};
 use super::{Registered, Registry};
 use crate::scheduler::heap::Entry;
 use crate::scheduler::{entry, EventKey};
 use crate::simulation::{SimInit, Simulation};
-use crate::sync::{lock, Mutex};
 use crate::time::SimTime;
 
 impl SimInit {
@@ -44,32 +42,24 @@ impl SimInit {
         snapshot
             .read_to_end(&mut bytes)
             .map_err(|error| RestoreError::Io(error.to_string()))?;
-        // Shared with the models' restoring work, which reads its state
-        // where it is in the snapshot.
-        let bytes: Arc<[u8]> = bytes.into();
         let body = format::decode(&bytes)?;
         self.check().map_err(RestoreError::Simulation)?;
         let mut registry = std::mem::take(&mut self.saveable);
         let handles = matched_handles(&registry, &body)?;
         let connections = checked_connections(&self, &registry, &body)?;
         let (entries, keys) = restored_events(&registry, &handles, &body)?;
-        let time = SimTime::from_nanos(body.time);
+        // The states, read back into the models' cells before any task
+        // runs.
+        restore_states(&registry, &handles, &body.models, &keys)?;
 
         // Start the bench at the saved time, without the `init` hooks.
         let core = self.core().clone();
         core.set_skip_init(true);
-        let started = self.start(time);
+        let started = self.start(SimTime::from_nanos(body.time));
         core.set_skip_init(false);
         let mut simulation = started.map_err(RestoreError::Simulation)?;
         core.restore_entries(entries);
         core.set_bench_seq(body.bench_seq);
-        restore_states(
-            &mut simulation,
-            &registry,
-            &handles,
-            (&bytes, &body.models),
-            keys,
-        )?;
         drop(handles);
         // Checked equal to the saved ones: the next save reuses them.
         registry.connections = Some(connections);
@@ -209,7 +199,8 @@ fn checked_connections(
     registry: &Registry,
     body: &Body<'_>,
 ) -> Result<Vec<u32>, RestoreError> {
-    let connections = fingerprints(&init.topology());
+    let (models, wiring) = init.wiring();
+    let connections = fingerprints(models, &wiring);
     for (index, model) in body.models.iter().enumerate() {
         if connections.get(index) != Some(&model.connections) {
             return Err(RestoreError::ConnectionMismatch {
@@ -288,50 +279,27 @@ fn restored_event(
     Ok(entry(time, record.origin, record.seq, event, key))
 }
 
-/// Has every model's task read its state and sequence number back.
+/// Has every model read its state and sequence number back, in the cell
+/// its task runs it from (see `model/shared.rs`), with `keys` giving the
+/// restored keys the states hold.
 fn restore_states(
-    simulation: &mut Simulation,
     registry: &Registry,
     handles: &[&dyn ModelHandle],
-    (snapshot, models): (&Arc<[u8]>, &[ModelRecord<'_>]),
-    keys: Arc<RestoreKeys>,
+    models: &[ModelRecord<'_>],
+    keys: &Arc<RestoreKeys>,
 ) -> Result<(), RestoreError> {
-    let reports: Reports<Result<(), StateError>> =
-        Arc::new(Mutex::new(Vec::with_capacity(handles.len())));
-    simulation
-        .run_bench_messages(|_| {
-            for (index, (handle, model)) in handles.iter().zip(models).enumerate() {
-                let state = (snapshot.clone(), range_in(snapshot, model.state.0));
-                handle.request_restore(index, model.seq, state, &keys, &reports);
-            }
-        })
-        .map_err(RestoreError::Simulation)?;
-    let mut reports = std::mem::take(&mut *lock(&reports));
-    reports.sort_unstable_by_key(|(index, _)| *index);
-    if reports.len() != handles.len() {
-        let index = reports
-            .iter()
-            .enumerate()
-            .find(|(i, (at, _))| i != at)
-            .map_or(reports.len(), |(i, _)| i);
-        return Err(RestoreError::State {
-            model: registry.models[index].path.to_string(),
-            error: StateError::unanswered(),
-        });
-    }
-    for (index, report) in reports {
-        report.map_err(|error| RestoreError::State {
-            model: registry.models[index].path.to_string(),
-            error,
-        })?;
-    }
-    Ok(())
-}
-
-/// Where `part`, a slice of `whole`, is in it.
-fn range_in(whole: &[u8], part: &[u8]) -> std::ops::Range<usize> {
-    let start = part.as_ptr() as usize - whole.as_ptr() as usize;
-    start..start + part.len()
+    keys::restoring(keys, || {
+        let saved = registry.models.iter().zip(handles).zip(models);
+        for ((model, handle), record) in saved {
+            handle
+                .restore(record.seq, record.state.0)
+                .map_err(|error| RestoreError::State {
+                    model: model.path.to_string(),
+                    error,
+                })?;
+        }
+        Ok(())
+    })
 }
 
 /// A snapshot that contradicts itself.

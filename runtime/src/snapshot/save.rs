@@ -1,22 +1,28 @@
 //! `Simulation::save`: the bench between two steps, as bytes.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use super::error::SaveError;
 use super::fingerprint::fingerprints;
 use super::format::{self, Body, Bytes, EventRecord, ModelRecord, TypeRecord};
-use super::handle::{ModelHandle, Reports, SavedState};
-use super::hooks::StateError;
+use super::handle::ModelHandle;
 use super::keys::{self, SaveKeys};
 use super::Registry;
+use crate::address_hash::AddressMap;
 use crate::executor::panic_message;
 use crate::scheduler::heap::Entry;
 use crate::simulation::Simulation;
-use crate::sync::{lock, Mutex};
+
+/// Bytes of state per model to reserve room for: most states of a few
+/// fields fit, and the buffer grows for the rest.
+const STATE_ESTIMATE: usize = 32;
+
+/// Bytes of payload per pending event to reserve room for.
+const PAYLOAD_ESTIMATE: usize = 8;
 
 impl Simulation {
     /// Writes the bench's state to `out`: the time, every model's state,
@@ -100,12 +106,14 @@ impl Simulation {
         // The connections do not change once the bench is built: their
         // checksums are computed at the first save.
         if registry.connections.is_none() {
-            registry.connections = Some(fingerprints(&self.topology()));
+            let (models, wiring) = self.wiring();
+            registry.connections = Some(fingerprints(models, &wiring));
         }
         let registry = &*registry;
         let handles = saveable_handles(registry)?;
         let events = pending_events(self, &handles)?;
-        let states = model_states(self, registry, &handles, events.keys.clone())?;
+        let mut state_bytes = Vec::with_capacity(handles.len() * STATE_ESTIMATE);
+        let states = model_states(registry, &handles, &events.keys, &mut state_bytes)?;
         let (types, type_of) = type_table(registry, &handles);
         let connections = registry.connections.as_deref().unwrap_or_default();
         let models = registry
@@ -119,7 +127,7 @@ impl Simulation {
                 type_index,
                 seq: *seq,
                 connections: connections.get(index).copied().unwrap_or(0),
-                state: Bytes(state),
+                state: Bytes(&state_bytes[state.clone()]),
             })
             .collect();
         let body = Body {
@@ -155,8 +163,10 @@ fn saveable_handles(registry: &Registry) -> Result<Vec<&dyn ModelHandle>, SaveEr
 struct PendingEvents {
     /// One per live event, in queue order, its payload not filled in yet.
     records: Vec<EventRecord<'static>>,
-    /// The payloads, in the same order.
-    payloads: Vec<Vec<u8>>,
+    /// The payloads, one after the other.
+    payloads: Vec<u8>,
+    /// Where each record's payload is in `payloads`.
+    ranges: Vec<Range<usize>>,
     /// The numbers of the events' keys.
     keys: Arc<SaveKeys>,
 }
@@ -166,9 +176,9 @@ impl PendingEvents {
     fn records(&self) -> Vec<EventRecord<'_>> {
         self.records
             .iter()
-            .zip(&self.payloads)
-            .map(|(record, payload)| EventRecord {
-                payload: Bytes(payload),
+            .zip(&self.ranges)
+            .map(|(record, range)| EventRecord {
+                payload: Bytes(&self.payloads[range.clone()]),
                 ..*record
             })
             .collect()
@@ -225,61 +235,41 @@ fn event_records(
             .collect()
     };
     let mut records = Vec::with_capacity(live.len());
-    let mut payloads = Vec::with_capacity(live.len());
-    for (entry, key) in live.iter().zip(numbers) {
-        let (record, payload) = keys::saving(&keys, || event_record(entry, &recipients))?;
-        records.push(EventRecord { key, ..record });
-        payloads.push(payload);
-    }
+    let mut payloads = Vec::with_capacity(live.len() * PAYLOAD_ESTIMATE);
+    let mut ranges = Vec::with_capacity(live.len());
+    keys::saving(&keys, || {
+        for (entry, key) in live.iter().zip(numbers) {
+            let start = payloads.len();
+            let record = event_record(entry, &recipients, &mut payloads)?;
+            records.push(EventRecord { key, ..record });
+            ranges.push(start..payloads.len());
+        }
+        Ok(())
+    })?;
     Ok(PendingEvents {
         records,
         payloads,
+        ranges,
         keys,
     })
 }
 
 /// Mailbox identities (addresses) to model places.
-type RecipientMap = HashMap<usize, u32, BuildHasherDefault<AddressHasher>>;
+type RecipientMap = AddressMap<usize, u32>;
 
-/// Hashes a mailbox's address: multiplied by an odd constant, so that the
-/// aligned low bits do not all land in the same buckets (SipHash resists
-/// chosen keys, which addresses are not, at several times the cost).
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(self.0.rotate_left(8) ^ u64::from(byte));
-        }
-    }
-
-    fn write_usize(&mut self, address: usize) {
-        self.write_u64(address as u64);
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
-    }
-}
-
-/// The record of one pending event (its key not numbered yet) and its
-/// payload.
+/// The record of one pending event (its key not numbered yet), its
+/// payload appended to `payload`.
 fn event_record(
     entry: &Entry,
     recipients: &RecipientMap,
-) -> Result<(EventRecord<'static>, Vec<u8>), SaveError> {
-    let mut payload = Vec::new();
+    payload: &mut Vec<u8>,
+) -> Result<EventRecord<'static>, SaveError> {
     let failed = |reason: String| SaveError::Event {
         event: entry.action.describe(),
         reason,
     };
     // A panicking `Serialize` impl of a payload fails the save only.
-    let saved = catch_unwind(AssertUnwindSafe(|| entry.action.save(&mut payload)))
+    let saved = catch_unwind(AssertUnwindSafe(|| entry.action.save(payload)))
         .unwrap_or_else(|panic| {
             Err(format!(
                 "its payload's serialisation panicked: {}",
@@ -303,40 +293,30 @@ fn event_record(
         key: 0,
         payload: Bytes::default(),
     };
-    Ok((record, payload))
+    Ok(record)
 }
 
-/// Every model's next sequence number and state, saved by its own task.
+/// Every model's next sequence number and state (a range of `out`), read
+/// in the cell its task runs it from (see `model/shared.rs`), in add
+/// order, with `keys` numbering the keys the states hold.
 fn model_states(
-    simulation: &mut Simulation,
     registry: &Registry,
     handles: &[&dyn ModelHandle],
-    keys: Arc<SaveKeys>,
-) -> Result<Vec<(u64, Vec<u8>)>, SaveError> {
-    let reports: Reports<SavedState> = Arc::new(Mutex::new(Vec::with_capacity(handles.len())));
-    simulation
-        .run_bench_messages(|_| {
-            for (index, handle) in handles.iter().enumerate() {
-                handle.request_save(index, &keys, &reports);
-            }
-        })
-        .map_err(SaveError::Simulation)?;
-    let mut reports = std::mem::take(&mut *lock(&reports));
-    reports.sort_unstable_by_key(|(index, _)| *index);
-    let mut states = Vec::with_capacity(handles.len());
-    for (index, model) in registry.models.iter().enumerate() {
-        let failed = |error| SaveError::State {
-            model: model.path.to_string(),
-            error,
-        };
-        // Each model's task reported once, in index order after the sort.
-        let report = match reports.get_mut(index) {
-            Some((at, report)) if *at == index => std::mem::replace(report, Ok((0, Vec::new()))),
-            _ => return Err(failed(StateError::unanswered())),
-        };
-        states.push(report.map_err(failed)?);
-    }
-    Ok(states)
+    keys: &Arc<SaveKeys>,
+    out: &mut Vec<u8>,
+) -> Result<Vec<(u64, Range<usize>)>, SaveError> {
+    keys::saving(keys, || {
+        let mut states = Vec::with_capacity(handles.len());
+        for (model, handle) in registry.models.iter().zip(handles) {
+            let start = out.len();
+            let seq = handle.save(out).map_err(|error| SaveError::State {
+                model: model.path.to_string(),
+                error,
+            })?;
+            states.push((seq, start..out.len()));
+        }
+        Ok(states)
+    })
 }
 
 /// Each model type once, in order of first appearance, and each model's

@@ -10,6 +10,8 @@ use crate::__private::short_type_name;
 use crate::ports::{sink_key, EventSource, QuerySource, Sink};
 use crate::simulation::{SimInit, Simulation};
 
+#[cfg(feature = "save")]
+use super::graph::Connection;
 use super::graph::{SourceKind, Topology};
 
 impl SimInit {
@@ -75,6 +77,13 @@ impl SimInit {
     pub fn topology(&self) -> Topology {
         self.topology.resolve()
     }
+
+    /// The number of models and the connections, numbered as in
+    /// [`topology`](Self::topology), without its names (for checksums).
+    #[cfg(feature = "save")]
+    pub(crate) fn wiring(&self) -> (usize, Vec<Connection>) {
+        (self.topology.models.len(), self.topology.wiring())
+    }
 }
 
 impl Simulation {
@@ -82,5 +91,11 @@ impl Simulation {
     /// [`SimInit::topology`]).
     pub fn topology(&self) -> Topology {
         self.topology.resolve()
+    }
+
+    /// As [`SimInit::wiring`].
+    #[cfg(feature = "save")]
+    pub(crate) fn wiring(&self) -> (usize, Vec<Connection>) {
+        (self.topology.models.len(), self.topology.wiring())
     }
 }

@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::address_hash::AddressMap;
 use crate::model::PortKind;
 use crate::ports::link::{Link, MailboxKey, Recipient, SinkKey};
 
@@ -36,32 +37,21 @@ impl Recorder {
                 }
             })
             .collect();
-        let mut resolver = Resolver {
-            mailboxes: self
-                .models
-                .iter()
-                .enumerate()
-                .map(|(i, record)| (record.key(), i))
-                .collect(),
-            sink_index: HashMap::new(),
-            sinks: Vec::new(),
-            sink_names: HashSet::new(),
-            connections: Vec::with_capacity(self.links.len()),
-        };
-        for sink in &self.sinks {
-            resolver.named_sink(sink.sink, &sink.name, sink.payload);
-        }
+        let mut resolver = Resolver::new(self, true);
         for (i, (_, links)) in self.models_with_links().enumerate() {
             for link in links {
-                resolver.model_link(&models, i, link);
+                resolver.model_link(i, link, |port| {
+                    let node = &models[i];
+                    let payload = node.outputs.iter().find(|p| p.name == port);
+                    (
+                        format!("{}.{port}", node.path),
+                        payload.map_or("?", |p| p.payload),
+                    )
+                });
             }
         }
         let sources = self.source_nodes();
-        for (i, source) in self.sources.iter().enumerate() {
-            for link in &source.links {
-                resolver.source_link(i, link);
-            }
-        }
+        resolver.source_links(self);
         Topology {
             composites,
             models,
@@ -69,6 +59,22 @@ impl Recorder {
             sinks: resolver.sinks,
             connections: resolver.connections,
         }
+    }
+
+    /// The connections alone, numbered as [`resolve`](Self::resolve)
+    /// numbers them (models, sources and sinks by index), without the
+    /// names and clusters of the graph: what a checksum of the bench's
+    /// wiring needs, at a fraction of the cost (no string per model or
+    /// connection).
+    pub(crate) fn wiring(&self) -> Vec<Connection> {
+        let mut resolver = Resolver::new(self, false);
+        for (i, (_, links)) in self.models_with_links().enumerate() {
+            for link in links {
+                resolver.model_link(i, link, |_| (String::new(), "?"));
+            }
+        }
+        resolver.source_links(self);
+        resolver.connections
     }
 
     /// The composites, each with its parent.
@@ -144,8 +150,10 @@ impl<'a> Clusters<'a> {
 
 /// The state of the resolution of connections.
 struct Resolver {
+    /// Whether sinks get names (not for [`Recorder::wiring`]).
+    names: bool,
     /// Each model's index, by mailbox.
-    mailboxes: HashMap<MailboxKey, usize>,
+    mailboxes: AddressMap<MailboxKey, usize>,
     /// Each sink's index, by identity.
     sink_index: HashMap<SinkKey, usize>,
     /// The sinks so far.
@@ -157,6 +165,28 @@ struct Resolver {
 }
 
 impl Resolver {
+    /// The resolver of `recorder`'s connections, its named sinks first (so
+    /// that they keep their place whichever connection reaches them).
+    fn new(recorder: &Recorder, names: bool) -> Self {
+        let mut resolver = Resolver {
+            names,
+            mailboxes: recorder
+                .models
+                .iter()
+                .enumerate()
+                .map(|(i, record)| (record.key(), i))
+                .collect(),
+            sink_index: HashMap::new(),
+            sinks: Vec::new(),
+            sink_names: HashSet::new(),
+            connections: Vec::with_capacity(recorder.links.len()),
+        };
+        for sink in &recorder.sinks {
+            resolver.named_sink(sink.sink, &sink.name, sink.payload);
+        }
+        resolver
+    }
+
     /// Adds a sink named by the bench.
     fn named_sink(&mut self, sink: SinkKey, name: &str, payload: &'static str) {
         if self.sink_index.contains_key(&sink) {
@@ -164,44 +194,47 @@ impl Resolver {
             return;
         }
         self.sink_index.insert(sink, self.sinks.len());
+        let name = self.unique(name);
         self.sinks.push(SinkNode {
-            name: unique(name, &mut self.sink_names),
+            name,
             payload,
             named: true,
         });
     }
 
-    /// Adds a connection of port `link.from_port` of model `model`.
-    fn model_link(&mut self, models: &[ModelNode], model: usize, link: &Link) {
-        let node = &models[model];
-        let payload = node
-            .outputs
-            .iter()
-            .find(|port| port.name == link.from_port)
-            .map_or("?", |port| port.payload);
+    /// Adds a connection of port `link.from_port` of model `model`; a sink
+    /// it reaches for the first time, never named, takes the name and
+    /// payload type that `new_sink` gives for the port.
+    fn model_link(
+        &mut self,
+        model: usize,
+        link: &Link,
+        new_sink: impl FnOnce(&'static str) -> (String, &'static str),
+    ) {
         let from = Endpoint::Port {
             model,
             port: link.from_port,
         };
-        // A sink never named is called after the first port sending to it.
-        let sink_name = format!("{}.{}", node.path, link.from_port);
-        self.link_with_sink_name(from, link, &sink_name, payload);
+        self.link_with_sink_name(from, link, || new_sink(link.from_port));
     }
 
-    /// Adds a connection of source `source` (which reaches models only,
-    /// never a sink).
-    fn source_link(&mut self, source: usize, link: &Link) {
-        self.link_with_sink_name(Endpoint::Source(source), link, "", "?");
+    /// Adds the connections of `recorder`'s sources (which reach models
+    /// only, never a sink).
+    fn source_links(&mut self, recorder: &Recorder) {
+        for (i, source) in recorder.sources.iter().enumerate() {
+            for link in &source.links {
+                self.link_with_sink_name(Endpoint::Source(i), link, || (String::new(), "?"));
+            }
+        }
     }
 
     /// Adds a connection from `from`; a sink reached for the first time
-    /// and never named is called `sink_name` and carries `payload`.
+    /// and never named takes the name and payload type `new_sink` gives.
     fn link_with_sink_name(
         &mut self,
         from: Endpoint,
         link: &Link,
-        sink_name: &str,
-        payload: &'static str,
+        new_sink: impl FnOnce() -> (String, &'static str),
     ) {
         let (to, kind) = match link.to {
             Recipient::Model {
@@ -220,7 +253,7 @@ impl Resolver {
                 (to, ConnectionKind::of(kind))
             }
             Recipient::Sink(sink) => (
-                Endpoint::Sink(self.sink(sink, sink_name, payload)),
+                Endpoint::Sink(self.sink(sink, new_sink)),
                 ConnectionKind::of(PortKind::Input),
             ),
             Recipient::Refused => return,
@@ -233,19 +266,31 @@ impl Resolver {
         });
     }
 
-    /// The index of `sink`, adding it under `name` if it was never named.
-    fn sink(&mut self, sink: SinkKey, name: &str, payload: &'static str) -> usize {
+    /// The index of `sink`, adding it as `new_sink` says if it was never
+    /// named.
+    fn sink(&mut self, sink: SinkKey, new_sink: impl FnOnce() -> (String, &'static str)) -> usize {
         if let Some(&index) = self.sink_index.get(&sink) {
             return index;
         }
         let index = self.sinks.len();
         self.sink_index.insert(sink, index);
+        let (name, payload) = new_sink();
+        let name = self.unique(&name);
         self.sinks.push(SinkNode {
-            name: unique(name, &mut self.sink_names),
+            name,
             payload,
             named: false,
         });
         index
+    }
+
+    /// `name` made unique among the sinks' (nothing without names).
+    fn unique(&mut self, name: &str) -> String {
+        if self.names {
+            unique(name, &mut self.sink_names)
+        } else {
+            String::new()
+        }
     }
 }
 

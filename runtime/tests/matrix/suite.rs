@@ -72,5 +72,6 @@ pub const NOT_IN_MATRIX: &[&str] = &[
     "mt4.rs",
     "session.rs",
     "snapshot.rs",
+    "snapshot_access.rs",
     "stress.rs",
 ];
