@@ -193,6 +193,11 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         cx: &mut Context<'_>,
         ticket: Option<&mut WaitTicket<'a>>,
     ) -> Poll<()> {
+        // The ordered mode stages every send (see `crate::staging`): one
+        // thread-local test, never taken in the causal mode.
+        if crate::staging::active() {
+            return send.stage(self.targets.as_slice());
+        }
         match &self.targets {
             Targets::One(only) => send.poll_one(&**only, cx, ticket),
             _ => self.poll_send_many(send, cx, ticket),
@@ -311,6 +316,32 @@ impl<T: Clone> FanoutSend<T> {
             target.send_from_bench(value);
             self.next += 1;
         }
+    }
+
+    /// Stages the value for each connection in order, for the bench to
+    /// deliver at the end of the round (the ordered mode, see
+    /// `crate::staging`); a staged send never waits.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn stage(&mut self, targets: &[Arc<dyn Target<T>>]) -> Poll<()>
+    where
+        T: Send + 'static,
+    {
+        while let Some(target) = targets.get(self.next) {
+            let value = match self.pending.take() {
+                Some(value) => Some(value),
+                None if self.next + 1 == targets.len() => self.value.take(),
+                None => self.value.clone(),
+            };
+            // Only an already-completed send has no value left.
+            let Some(value) = value else {
+                return Poll::Ready(());
+            };
+            let target = Arc::clone(target);
+            crate::staging::stage(Box::new(move || target.send_from_bench(value)));
+            self.next += 1;
+        }
+        Poll::Ready(())
     }
 
     /// Delivers to the one connection: the original, no clone, no index.

@@ -388,6 +388,42 @@ impl<M: Model, T, R, F, G> ReplierConnection<M, T, R, F, G> {
     }
 }
 
+impl<M, T, R, F, G> ReplierConnection<M, T, R, F, G>
+where
+    M: Model,
+    T: Send + 'static,
+    R: Send + 'static,
+{
+    /// Stages `request` for the bench to deliver at the end of the round
+    /// (the ordered mode, see `crate::staging`), with the reply slot armed
+    /// now: the reply comes through the slot once the replier has
+    /// answered, in a later round. A recipient never added to a bench is
+    /// reported now, by its sender, as a push would.
+    #[cold]
+    #[inline(never)]
+    fn stage<U>(&self, request: U)
+    where
+        F: Convert<U, T>,
+    {
+        let channel = self.address.channel();
+        if channel.binding().is_none() {
+            note_unbound_cold(self.address.model_type(), self.port.name(), PortKind::Replier);
+            drop(request);
+            drop(self.slot.arm());
+            return;
+        }
+        let message = self
+            .port
+            .message(self.map_request.convert(request), self.slot.arm());
+        let channel = channel.clone();
+        crate::staging::stage(Box::new(move || {
+            // Dropped with its reply sender if the replier is gone: the
+            // requester then sees that no reply will come.
+            channel.push_from_bench(message, Some);
+        }));
+    }
+}
+
 impl<M, T, R, U, Q, F, G> ReplierTarget<U, Q> for ReplierConnection<M, T, R, F, G>
 where
     M: Model,
@@ -402,6 +438,11 @@ where
         cx: &mut Context<'_>,
         ticket: &mut WaitTicket<'a>,
     ) -> Result<(), U> {
+        // The ordered mode stages every send (see `crate::staging`).
+        if crate::staging::active() {
+            self.stage(request);
+            return Ok(());
+        }
         let port = self.port;
         let (slot, map_request) = (&self.slot, &self.map_request);
         let pushed = push(
