@@ -16,11 +16,12 @@
 //!
 //! The sender is found without the ports knowing it: the executor polls a
 //! model task wrapped in a [`Keyed`] future, which points this thread's
-//! `CURRENT` at the task's [`Sender`] for the duration of the poll. A port
-//! tests `CURRENT` once per send ([`active`]); it is null outside the
-//! ordered mode, so the causal mode's send pays one thread-local load and
-//! a branch that is never taken (see `docs/benchmarks.md`, "Ordered
-//! mode").
+//! `CURRENT` at the task's [`Sender`] for the duration of the poll. The
+//! ports look at `CURRENT` ([`active`]) only when they check a connection
+//! list, once, on its first send: a list checked in a keyed poll has its
+//! connections wrapped into staging ones (`ports/staged.rs`), so the
+//! causal mode's send path does not test anything (see
+//! `docs/benchmarks.md`, "Deterministic message order").
 //!
 //! It sits on the crate's ground floor, like `poll_report`: the ports
 //! stage, the simulation delivers, and neither imports the other.
@@ -107,14 +108,19 @@ pub(crate) fn active() -> bool {
     CURRENT.with(|current| !current.get().is_null())
 }
 
-/// Stages `deliver` under the current sender's next key. Only called
-/// when [`active`] is true.
+/// Stages `deliver` under the current sender's next key. Called when
+/// [`active`] is true; outside a keyed poll (never, by construction) it
+/// delivers at once rather than lose the message.
 #[cold]
 #[inline(never)]
 pub(crate) fn stage(deliver: Delivery) {
     CURRENT.with(|current| {
         let sender = current.get();
-        debug_assert!(!sender.is_null(), "stage() outside a keyed poll");
+        if sender.is_null() {
+            debug_assert!(false, "stage() outside a keyed poll");
+            deliver();
+            return;
+        }
         // SAFETY: `CURRENT` is non-null only while `Keyed::poll` polls its
         // task on this thread (its guard resets it before the poll
         // returns or unwinds), and it then points to that task's

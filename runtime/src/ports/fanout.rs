@@ -6,7 +6,9 @@
 //! one to a mailbox of another bench by a connection that refuses every
 //! message, and only then files the list as one connection or many. The
 //! unchecked state is two more variants of the list's tag, which a send
-//! tests anyway: a checked list's send pays nothing for it.
+//! tests anyway: a checked list's send pays nothing for it. In a bench in
+//! the deterministic message order, the check also wraps every
+//! connection so that it stages its sends (see `staged.rs`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -16,6 +18,7 @@ use super::adapt::{Direct, FilterMapped, Mapped};
 use super::input::InputFor;
 use super::link::ConnectionList;
 use super::sink::Sink;
+use super::staged::StagedTarget;
 use super::target::{Check, ForeignInput, InputConnection, Target};
 use crate::mailbox::{IntoAddress, WaitTicket};
 
@@ -60,7 +63,7 @@ enum Targets<T> {
     Unchecked(Box<Vec<Arc<dyn Target<T>>>>),
 }
 
-impl<T> Targets<T> {
+impl<T: Send + 'static> Targets<T> {
     /// Appends `target`; the list is then unchecked.
     fn push(&mut self, target: Arc<dyn Target<T>>) {
         *self = match std::mem::replace(self, Targets::None) {
@@ -99,6 +102,8 @@ impl<T> Targets<T> {
         let Some(bench) = crate::bench::current() else {
             return;
         };
+        // A model of a bench in the deterministic order stages its sends.
+        let staging = crate::staging::active();
         let mut settled = true;
         for target in all.iter_mut() {
             match target.check(bench) {
@@ -107,7 +112,11 @@ impl<T> Targets<T> {
                 Check::Unbound => settled = false,
                 Check::Foreign(report) => {
                     *target = Arc::new(ForeignInput::new(report, target.describe()));
+                    continue;
                 }
+            }
+            if staging && !target.is_staged() {
+                *target = Arc::new(StagedTarget(target.clone()));
             }
         }
         if !settled {
@@ -193,11 +202,6 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         cx: &mut Context<'_>,
         ticket: Option<&mut WaitTicket<'a>>,
     ) -> Poll<()> {
-        // The ordered mode stages every send (see `crate::staging`): one
-        // thread-local test, never taken in the causal mode.
-        if crate::staging::active() {
-            return send.stage(self.targets.as_slice());
-        }
         match &self.targets {
             Targets::One(only) => send.poll_one(&**only, cx, ticket),
             _ => self.poll_send_many(send, cx, ticket),
@@ -251,7 +255,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
     }
 }
 
-impl<T> fmt::Debug for Fanout<T> {
+impl<T: Send + 'static> fmt::Debug for Fanout<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Fanout")
             .field("connections", &self.targets.as_slice().len())
@@ -316,32 +320,6 @@ impl<T: Clone> FanoutSend<T> {
             target.send_from_bench(value);
             self.next += 1;
         }
-    }
-
-    /// Stages the value for each connection in order, for the bench to
-    /// deliver at the end of the round (the ordered mode, see
-    /// `crate::staging`); a staged send never waits.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn stage(&mut self, targets: &[Arc<dyn Target<T>>]) -> Poll<()>
-    where
-        T: Send + 'static,
-    {
-        while let Some(target) = targets.get(self.next) {
-            let value = match self.pending.take() {
-                Some(value) => Some(value),
-                None if self.next + 1 == targets.len() => self.value.take(),
-                None => self.value.clone(),
-            };
-            // Only an already-completed send has no value left.
-            let Some(value) = value else {
-                return Poll::Ready(());
-            };
-            let target = Arc::clone(target);
-            crate::staging::stage(Box::new(move || target.send_from_bench(value)));
-            self.next += 1;
-        }
-        Poll::Ready(())
     }
 
     /// Delivers to the one connection: the original, no clone, no index.
