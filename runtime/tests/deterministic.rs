@@ -786,3 +786,35 @@ fn the_order_is_causal_by_default() {
     assert_eq!(ordered(1).message_order(), MessageOrder::Deterministic);
 }
 
+
+/// A message to a mailbox never added to the bench is reported as in the
+/// causal order, naming its sender, and is not fatal.
+#[test]
+fn a_message_to_a_mailbox_never_added_is_reported_with_its_sender() {
+    for threads in [1, 2, 4] {
+        let log = Log::new();
+        let (talker_box, rec_box) = (Mailbox::new(), Mailbox::new());
+        let stray: Mailbox<Recorder<String>> = Mailbox::new();
+        let mut talker = Talker { out: Output::new() };
+        talker.out.connect(Recorder::ports().input, &rec_box);
+        talker.out.connect(Recorder::ports().input, &stray);
+        let address = talker_box.address();
+        let mut simu = ordered(threads)
+            .add_model(talker, talker_box, "talker")
+            .add_model(Recorder::<String>::new(&log), rec_box, "rec")
+            .init(SimTime::ZERO)
+            .unwrap();
+        let error = simu
+            .process_event(Talker::ports().go, 1, &address)
+            .unwrap_err();
+        match &error {
+            SimulationError::NoRecipient { sender, .. } => {
+                assert_eq!(sender.as_deref(), Some("talker"), "{threads} threads");
+            }
+            other => panic!("not NoRecipient: {other:?}"),
+        }
+        assert!(!error.is_fatal());
+        // The bound recipient got its message, staged.
+        assert_eq!(log.values_of("rec"), ["talker0"]);
+    }
+}

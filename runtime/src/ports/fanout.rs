@@ -107,16 +107,17 @@ impl<T: Send + 'static> Targets<T> {
         let mut settled = true;
         for target in all.iter_mut() {
             match target.check(bench) {
+                // (A recipient in no bench is not staged: its sends are
+                // dropped and reported by their sender, in any order.)
+                Check::Bound if staging && !target.is_staged() => {
+                    *target = Arc::new(StagedTarget(target.clone()));
+                }
                 Check::Bound => {}
                 // Reported by each send, until added to a bench.
                 Check::Unbound => settled = false,
                 Check::Foreign(report) => {
                     *target = Arc::new(ForeignInput::new(report, target.describe()));
-                    continue;
                 }
-            }
-            if staging && !target.is_staged() {
-                *target = Arc::new(StagedTarget(target.clone()));
             }
         }
         if !settled {

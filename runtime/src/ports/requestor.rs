@@ -175,15 +175,12 @@ where
     let mut settled = true;
     for connection in connections {
         match connection.check(bench) {
+            // (A replier in no bench is not staged: its requests are
+            // dropped and reported by their sender.)
+            Check::Bound if staging && !connection.is_staged() => wrap_staged(connection),
             Check::Bound => {}
             Check::Unbound => settled = false,
-            Check::Foreign(report) => {
-                *connection = Box::new(ForeignReplier::new(report));
-                continue;
-            }
-        }
-        if staging && !connection.is_staged() {
-            wrap_staged(connection);
+            Check::Foreign(report) => *connection = Box::new(ForeignReplier::new(report)),
         }
     }
     settled
