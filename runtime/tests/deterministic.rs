@@ -115,14 +115,16 @@ impl Node {
                 out.send((hops - 1, mix(self.state, i as u64))).await;
             }
         }
-        self.log.push(cx.name(), cx.time(), (hops, value, self.state));
+        self.log
+            .push(cx.name(), cx.time(), (hops, value, self.state));
         self.report.send(self.state).await;
     }
 
     #[replier]
     async fn peek(&mut self, x: u64, cx: &mut Context<Self>) -> u64 {
         self.state = mix(self.state, x);
-        self.log.push(cx.name(), cx.time(), (u32::MAX, x, self.state));
+        self.log
+            .push(cx.name(), cx.time(), (u32::MAX, x, self.state));
         self.report.send(self.state).await;
         self.state
     }
@@ -339,8 +341,12 @@ fn same_time_messages_arrive_by_sender_add_order() {
             .init(SimTime::ZERO)
             .unwrap();
         let scheduler = simu.scheduler();
-        scheduler.schedule(t(1), Talker::ports().go, 2, &b_addr).unwrap();
-        scheduler.schedule(t(1), Talker::ports().go, 2, &a_addr).unwrap();
+        scheduler
+            .schedule(t(1), Talker::ports().go, 2, &b_addr)
+            .unwrap();
+        scheduler
+            .schedule(t(1), Talker::ports().go, 2, &a_addr)
+            .unwrap();
         simu.step().unwrap();
         (log.values_of("c"), queue.take_all())
     };
@@ -438,7 +444,11 @@ fn requests_across_rounds() {
         simu.process_event(Asker::ports().ask, 2, &asker_addr)
             .unwrap();
         // x: 2*10 + z's 2*1000; y: 2*100; then y alone.
-        assert_eq!(log.values_of("asker"), [2020, 200, 200], "{threads} threads");
+        assert_eq!(
+            log.values_of("asker"),
+            [2020, 200, 200],
+            "{threads} threads"
+        );
         let answer = simu
             .process_query(Answerer::ports().answer, 3, &x_addr)
             .unwrap();
@@ -785,7 +795,6 @@ fn the_order_is_causal_by_default() {
     assert_eq!(SimInit::new().message_order(), MessageOrder::Causal);
     assert_eq!(ordered(1).message_order(), MessageOrder::Deterministic);
 }
-
 
 /// A message to a mailbox never added to the bench is reported as in the
 /// causal order, naming its sender, and is not fatal.

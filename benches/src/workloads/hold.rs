@@ -199,9 +199,7 @@ pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
         | Engine::CausimHand
         | Engine::CausimComposite
         | Engine::CausimRecorded
-        | Engine::CausimOrdered => {
-            causim::run(&plan, threads)
-        }
+        | Engine::CausimOrdered => causim::run(&plan, threads),
         Engine::Nexosim => nexosim::run(&plan, threads),
         Engine::Tokio => tokio::run(&plan, threads),
     };

@@ -448,7 +448,11 @@ where
         let channel = self.address.channel();
         if channel.binding().is_none() {
             // Reported now, by its sender, as a push would.
-            note_unbound_cold(self.address.model_type(), self.port.name(), PortKind::Replier);
+            note_unbound_cold(
+                self.address.model_type(),
+                self.port.name(),
+                PortKind::Replier,
+            );
             drop(request);
             drop(self.slot.arm());
             return;

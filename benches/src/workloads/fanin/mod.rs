@@ -51,9 +51,7 @@ pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
         | Engine::CausimHand
         | Engine::CausimComposite
         | Engine::CausimRecorded
-        | Engine::CausimOrdered => {
-            causim::run(senders, capacity, threads)
-        }
+        | Engine::CausimOrdered => causim::run(senders, capacity, threads),
         Engine::Nexosim => nexosim::run(senders, capacity, threads),
         Engine::Tokio => tokio::run(senders, capacity, threads),
     };
