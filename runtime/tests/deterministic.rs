@@ -273,6 +273,7 @@ proptest! {
     /// Every observable output of a random bench is identical on 1, 2
     /// and 4 threads.
     #[test]
+    #[cfg_attr(miri, ignore = "hundreds of benches: hours under Miri")]
     fn random_benches_are_identical_on_one_two_and_four_threads(seed in any::<u64>()) {
         let one = run_random(seed, 1, MessageOrder::Deterministic);
         prop_assert!(!one.models.is_empty(), "the bench did something");
@@ -288,6 +289,7 @@ proptest! {
 /// least one of them shows something else than in the deterministic
 /// order (else the property above would prove little).
 #[test]
+#[cfg_attr(miri, ignore = "eighty benches: too slow under Miri")]
 fn the_random_benches_see_the_order() {
     let differs = (0..40).any(|seed| {
         run_random(seed, 1, MessageOrder::Causal)
@@ -477,6 +479,7 @@ impl Looper {
 /// A model sending to itself: each message is delivered in the next
 /// round, all at the same time, 1 000 rounds in a row.
 #[test]
+#[cfg_attr(miri, ignore = "3 000 rounds: too slow under Miri")]
 fn a_model_sending_to_itself_over_many_rounds() {
     for threads in [1, 2, 4] {
         let log = Log::new();
