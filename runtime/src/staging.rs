@@ -30,6 +30,9 @@ use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::ptr;
+// The plain `std` types, as in the ports: no loom model covers the stage,
+// whose lock is only ever contended by model tasks staging at once.
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -51,24 +54,43 @@ pub(crate) struct Staged {
 
 /// The sends staged in the current round, shared by every model task of
 /// one bench and its simulation.
-#[derive(Default)]
 pub(crate) struct Stage {
     /// In the order they were staged (which varies with threads; the
     /// key does not).
     staged: Mutex<Vec<Staged>>,
+    /// True once something is staged since the last take: a settle that
+    /// staged nothing (a step of scheduled events only) looks at this
+    /// rather than lock. Read and cleared by the simulation when no model
+    /// runs: the executor's own synchronisation orders it after every
+    /// poll's store.
+    any: AtomicBool,
+}
+
+impl Default for Stage {
+    fn default() -> Self {
+        Stage {
+            staged: Mutex::new(Vec::new()),
+            any: AtomicBool::new(false),
+        }
+    }
 }
 
 impl Stage {
     /// Adds one send.
     fn push(&self, staged: Staged) {
         lock(&self.staged).push(staged);
+        self.any.store(true, Ordering::Release);
     }
 
     /// Swaps the staged sends into `into` (empty; its buffer is reused
     /// for the next round) and sorts them by key; false if there were
-    /// none.
+    /// none. Called when no model runs.
     pub(crate) fn take_sorted(&self, into: &mut Vec<Staged>) -> bool {
         debug_assert!(into.is_empty());
+        if !self.any.load(Ordering::Acquire) {
+            return false;
+        }
+        self.any.store(false, Ordering::Relaxed);
         std::mem::swap(&mut *lock(&self.staged), into);
         if into.is_empty() {
             return false;
@@ -78,8 +100,16 @@ impl Stage {
         true
     }
 
+    /// True if something was staged since the last take (called when no
+    /// model runs).
+    #[inline]
+    pub(crate) fn has_staged(&self) -> bool {
+        self.any.load(Ordering::Acquire)
+    }
+
     /// Drops whatever is staged (after a fatal error).
     pub(crate) fn clear(&self) {
+        self.any.store(false, Ordering::Relaxed);
         let dropped = std::mem::take(&mut *lock(&self.staged));
         drop(dropped);
     }
