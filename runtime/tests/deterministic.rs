@@ -830,3 +830,73 @@ fn a_message_to_a_mailbox_never_added_is_reported_with_its_sender() {
         assert_eq!(log.values_of("rec"), ["talker0"]);
     }
 }
+
+/// A same-time exchange that never ends is stopped by the call's timeout,
+/// round after round, as in the causal order.
+#[test]
+#[cfg_attr(miri, ignore = "a wall-clock timeout: meaningless under Miri")]
+fn an_endless_same_time_exchange_times_out() {
+    for threads in [1, 2, 4] {
+        let log = Log::new();
+        let mailbox = Mailbox::new();
+        let mut looper = Looper {
+            again: Output::new(),
+            log: log.clone(),
+        };
+        looper.again.connect(Looper::ports().tick, &mailbox);
+        let address = mailbox.address();
+        let mut simu = ordered(threads)
+            .with_timeout(Duration::from_millis(200))
+            .add_model(looper, mailbox, "looper")
+            .init(SimTime::ZERO)
+            .unwrap();
+        simu.scheduler()
+            .schedule(t(1), Looper::ports().tick, u32::MAX, &address)
+            .unwrap();
+        let error = simu.step().unwrap_err();
+        assert!(
+            matches!(error, SimulationError::Timeout { .. }),
+            "{threads} threads: {error:?}"
+        );
+        assert!(log.len() > 10, "{threads} threads: it ran");
+    }
+}
+
+/// Greets its peer from its `#[init]` hook.
+#[model]
+struct Greeter {
+    out: Output<String>,
+}
+
+#[model]
+impl Greeter {
+    #[init]
+    async fn hello(&mut self, cx: &mut Context<Self>) {
+        self.out.send(format!("hello from {}", cx.name())).await;
+    }
+}
+
+/// Messages sent by `#[init]` hooks are delivered in rounds, by sender.
+#[test]
+fn init_hooks_send_in_rounds() {
+    for threads in [1, 2, 4] {
+        let log = Log::new();
+        let rec_box = Mailbox::new();
+        let mut init =
+            ordered(threads).add_model(Recorder::<String>::new(&log), Mailbox::new(), "idle");
+        for name in ["g1", "g2", "g3"] {
+            let mut greeter = Greeter { out: Output::new() };
+            greeter.out.connect(Recorder::ports().input, &rec_box);
+            init = init.add_model(greeter, Mailbox::new(), name);
+        }
+        let _simu = init
+            .add_model(Recorder::<String>::new(&log), rec_box, "rec")
+            .init(SimTime::ZERO)
+            .unwrap();
+        assert_eq!(
+            log.values_of("rec"),
+            ["hello from g1", "hello from g2", "hello from g3"],
+            "{threads} threads"
+        );
+    }
+}
