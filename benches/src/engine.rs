@@ -18,6 +18,10 @@ pub enum Engine {
     /// causim, with every event also recording one sample through a
     /// `causim-record` recorder (pinball only): the cost of recording.
     CausimRecorded,
+    /// causim in the deterministic message order
+    /// (`MessageOrder::Deterministic`; pinball and the scheduler workloads
+    /// only): the cost of delivering same-time messages in rounds.
+    CausimOrdered,
     /// NeXosim 1.0 from crates.io.
     Nexosim,
     /// Tokio tasks and `tokio::sync::mpsc`, with a hand-rolled event queue
@@ -27,11 +31,12 @@ pub enum Engine {
 
 impl Engine {
     /// Every engine, in table order.
-    pub const ALL: [Engine; 6] = [
+    pub const ALL: [Engine; 7] = [
         Engine::Causim,
         Engine::CausimHand,
         Engine::CausimComposite,
         Engine::CausimRecorded,
+        Engine::CausimOrdered,
         Engine::Nexosim,
         Engine::Tokio,
     ];
@@ -43,6 +48,7 @@ impl Engine {
             Engine::CausimHand => "causim-hand",
             Engine::CausimComposite => "causim-composite",
             Engine::CausimRecorded => "causim-recorded",
+            Engine::CausimOrdered => "causim-ordered",
             Engine::Nexosim => "nexosim",
             Engine::Tokio => "tokio",
         }

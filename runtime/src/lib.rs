@@ -42,6 +42,7 @@ pub mod realtime;
 pub mod scheduler;
 pub mod simulation;
 pub mod snapshot;
+mod staging;
 pub(crate) mod sync;
 mod thread_mark;
 pub mod time;
@@ -81,7 +82,8 @@ pub use ports::{
 };
 pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError, ZeroDelay};
 pub use simulation::{
-    BlockedModel, MissingConnection, Progress, SimInit, Simulation, SimulationError, WaitingFor,
+    BlockedModel, MessageOrder, MissingConnection, Progress, SimInit, Simulation, SimulationError,
+    WaitingFor,
 };
 #[cfg(feature = "save")]
 pub use snapshot::{RestoreError, SaveError};
@@ -99,7 +101,7 @@ pub mod prelude {
         UniRequestor,
     };
     pub use crate::scheduler::{Event, EventKey, Scheduler, SchedulingError, ZeroDelay};
-    pub use crate::simulation::{SimInit, Simulation, SimulationError};
+    pub use crate::simulation::{MessageOrder, SimInit, Simulation, SimulationError};
     pub use crate::time::{SimTime, SimTimeError};
     pub use causim_macros::{init, input, model, replier};
     pub use std::time::Duration;

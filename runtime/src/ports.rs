@@ -26,6 +26,7 @@ pub(crate) mod reply;
 mod requestor;
 mod sink;
 mod source;
+mod staged;
 pub(crate) mod target;
 
 pub use exposed::{InputRef, ReplierRef};

@@ -17,6 +17,7 @@
 mod error;
 mod init;
 mod live;
+mod ordered;
 mod progress;
 
 use std::any::Any;
@@ -29,6 +30,7 @@ use std::time::{Duration, Instant};
 
 pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
+pub use ordered::MessageOrder;
 pub use progress::Progress;
 
 use crate::bench::BenchGuard;
@@ -76,6 +78,9 @@ pub struct Simulation {
     pending_unbound: Option<(Option<Arc<str>>, Misaddressed)>,
     /// Zero-delay rounds allowed in one time step.
     pub(crate) zero_delay_rounds: usize,
+    /// The ordered mode's rounds (see `ordered.rs`); `None` in the
+    /// causal mode.
+    pub(crate) rounds: Option<Box<ordered::Rounds>>,
     /// Pacing, ticker and injected input, for a live simulation (see
     /// `live.rs`); `None` keeps the plain loops.
     pub(crate) live: Option<Box<live::Live>>,
@@ -107,6 +112,7 @@ impl Simulation {
             returning: ReturningBox::default(),
             pending_unbound: None,
             zero_delay_rounds: usize::MAX,
+            rounds: None,
             live: None,
             topology: Default::default(),
             progress: None,
@@ -598,12 +604,17 @@ impl Simulation {
         }
     }
 
-    /// Runs the models until none can make progress; a model that is then
+    /// Runs the models until none can make progress (in the ordered mode,
+    /// round after round until nothing is staged); a model that is then
     /// not idle means a deadlock.
     #[inline(always)]
     fn settle(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
         if let Err(error) = self.executor.run(deadline) {
             return Err(self.run_failed(error));
+        }
+        // The ordered mode delivers what the models staged, in rounds.
+        if self.rounds.is_some() {
+            self.run_rounds(deadline)?;
         }
         let stuck = self.executor.stuck();
         if stuck.is_empty() {

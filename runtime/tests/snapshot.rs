@@ -137,10 +137,17 @@ struct RandomBench {
 }
 
 fn random_bench(seed: u64, nodes: usize, threads: usize) -> RandomBench {
+    random_bench_in(MessageOrder::Causal, seed, nodes, threads)
+}
+
+/// [`random_bench`] in the message order `order`.
+fn random_bench_in(order: MessageOrder, seed: u64, nodes: usize, threads: usize) -> RandomBench {
     let mailboxes: Vec<Mailbox<Node>> = (0..nodes).map(|_| Mailbox::with_capacity(4)).collect();
     let addresses: Vec<Address<Node>> = mailboxes.iter().map(Mailbox::address).collect();
     let samples = EventQueue::new();
-    let mut init = SimInit::new().with_threads(threads);
+    let mut init = SimInit::new()
+        .with_threads(threads)
+        .with_message_order(order);
     let mut r = mix(seed);
     for (i, mailbox) in mailboxes.into_iter().enumerate() {
         let mut node = Node {
@@ -198,7 +205,18 @@ fn sorted(mut samples: Vec<Sample>) -> Vec<Sample> {
 
 /// Runs the random bench of `seed` to `end` without interruption.
 fn uninterrupted(seed: u64, threads: usize, mid: SimTime, end: SimTime) -> Vec<Sample> {
-    let bench = random_bench(seed, 12, threads);
+    uninterrupted_in(MessageOrder::Causal, seed, threads, mid, end)
+}
+
+/// [`uninterrupted`] in the message order `order`.
+fn uninterrupted_in(
+    order: MessageOrder,
+    seed: u64,
+    threads: usize,
+    mid: SimTime,
+    end: SimTime,
+) -> Vec<Sample> {
+    let bench = random_bench_in(order, seed, 12, threads);
     let mut simu = bench.init.init(SimTime::ZERO).unwrap();
     simu.step_until(mid).unwrap();
     schedule_bench_events(&simu, &bench.addresses, seed);
@@ -211,12 +229,24 @@ fn uninterrupted(seed: u64, threads: usize, mid: SimTime, end: SimTime) -> Vec<S
 /// and the snapshot.
 fn interrupted(
     seed: u64,
+    threads: (usize, usize),
+    save_at: SimTime,
+    mid: SimTime,
+    end: SimTime,
+) -> (Vec<Sample>, Vec<u8>) {
+    interrupted_in(MessageOrder::Causal, seed, threads, save_at, mid, end)
+}
+
+/// [`interrupted`] in the message order `order`.
+fn interrupted_in(
+    order: MessageOrder,
+    seed: u64,
     (save_threads, restore_threads): (usize, usize),
     save_at: SimTime,
     mid: SimTime,
     end: SimTime,
 ) -> (Vec<Sample>, Vec<u8>) {
-    let bench = random_bench(seed, 12, save_threads);
+    let bench = random_bench_in(order, seed, 12, save_threads);
     let mut simu = bench.init.init(SimTime::ZERO).unwrap();
     simu.step_until(mid).unwrap();
     schedule_bench_events(&simu, &bench.addresses, seed);
@@ -226,7 +256,7 @@ fn interrupted(
     let mut samples = bench.samples.take_all();
     drop(simu);
 
-    let bench = random_bench(seed, 12, restore_threads);
+    let bench = random_bench_in(order, seed, 12, restore_threads);
     let mut simu = bench.init.restore(snapshot.as_slice()).unwrap();
     assert_eq!(simu.time(), save_at);
     simu.step_until(end).unwrap();
@@ -254,6 +284,32 @@ fn random_benches_continue_exactly_after_a_restore_on_any_thread_count() {
                 sorted(reference.clone()),
                 "seed {seed}, {threads:?} threads"
             );
+        }
+    }
+}
+
+/// In the deterministic message order, a restored bench continues with
+/// the very same outputs, in the same order (the sink's, not sorted), on
+/// any thread count on either side of the snapshot.
+#[test]
+fn deterministic_benches_continue_identically_after_a_restore() {
+    let order = MessageOrder::Deterministic;
+    let (mid, end) = (SimTime::from_millis(10), SimTime::from_millis(120));
+    for seed in 0..6u64 {
+        let save_at = SimTime::from_millis(11 + mix(seed) % 90);
+        let reference = uninterrupted_in(order, seed, 1, mid, end);
+        assert!(
+            reference.len() > 100,
+            "seed {seed}: the bench does something"
+        );
+        assert_eq!(
+            uninterrupted_in(order, seed, 4, mid, end),
+            reference,
+            "seed {seed}, 4 threads"
+        );
+        for threads in [(1, 1), (2, 2), (4, 1), (1, 4)] {
+            let (samples, _) = interrupted_in(order, seed, threads, save_at, mid, end);
+            assert_eq!(samples, reference, "seed {seed}, {threads:?} threads");
         }
     }
 }

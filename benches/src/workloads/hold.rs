@@ -195,9 +195,11 @@ pub fn memory_since(mark: Option<u64>) -> Option<u64> {
 pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let plan = Plan::of(params);
     let outcome = match engine {
-        Engine::Causim | Engine::CausimHand | Engine::CausimComposite | Engine::CausimRecorded => {
-            causim::run(&plan, threads)
-        }
+        Engine::Causim
+        | Engine::CausimHand
+        | Engine::CausimComposite
+        | Engine::CausimRecorded
+        | Engine::CausimOrdered => causim::run(&plan, threads),
         Engine::Nexosim => nexosim::run(&plan, threads),
         Engine::Tokio => tokio::run(&plan, threads),
     };

@@ -97,6 +97,16 @@ impl Workload {
             Workload::Pinball => &[
                 Engine::Causim,
                 Engine::CausimRecorded,
+                Engine::CausimOrdered,
+                Engine::Nexosim,
+                Engine::Tokio,
+            ],
+            Workload::SchedChain
+            | Workload::SchedDrain
+            | Workload::SchedAligned
+            | Workload::SchedStaggered => &[
+                Engine::Causim,
+                Engine::CausimOrdered,
                 Engine::Nexosim,
                 Engine::Tokio,
             ],

@@ -6,7 +6,9 @@
 //! one to a mailbox of another bench by a connection that refuses every
 //! message, and only then files the list as one connection or many. The
 //! unchecked state is two more variants of the list's tag, which a send
-//! tests anyway: a checked list's send pays nothing for it.
+//! tests anyway: a checked list's send pays nothing for it. In a bench in
+//! the deterministic message order, the check also wraps every
+//! connection so that it stages its sends (see `staged.rs`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -16,6 +18,7 @@ use super::adapt::{Direct, FilterMapped, Mapped};
 use super::input::InputFor;
 use super::link::ConnectionList;
 use super::sink::Sink;
+use super::staged::StagedTarget;
 use super::target::{Check, ForeignInput, InputConnection, Target};
 use crate::mailbox::{IntoAddress, WaitTicket};
 
@@ -60,7 +63,7 @@ enum Targets<T> {
     Unchecked(Box<Vec<Arc<dyn Target<T>>>>),
 }
 
-impl<T> Targets<T> {
+impl<T: Send + 'static> Targets<T> {
     /// Appends `target`; the list is then unchecked.
     fn push(&mut self, target: Arc<dyn Target<T>>) {
         *self = match std::mem::replace(self, Targets::None) {
@@ -99,9 +102,16 @@ impl<T> Targets<T> {
         let Some(bench) = crate::bench::current() else {
             return;
         };
+        // A model of a bench in the deterministic order stages its sends.
+        let staging = crate::staging::active();
         let mut settled = true;
         for target in all.iter_mut() {
             match target.check(bench) {
+                // (A recipient in no bench is not staged: its sends are
+                // dropped and reported by their sender, in any order.)
+                Check::Bound if staging && !target.is_staged() => {
+                    *target = Arc::new(StagedTarget(target.clone()));
+                }
                 Check::Bound => {}
                 // Reported by each send, until added to a bench.
                 Check::Unbound => settled = false,
@@ -246,7 +256,7 @@ impl<T: Clone + Send + 'static> Fanout<T> {
     }
 }
 
-impl<T> fmt::Debug for Fanout<T> {
+impl<T: Send + 'static> fmt::Debug for Fanout<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Fanout")
             .field("connections", &self.targets.as_slice().len())

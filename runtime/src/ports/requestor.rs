@@ -8,9 +8,10 @@ use super::adapt::{Direct, Mapped};
 use super::exposed::ReplierRef;
 use super::input::ReplierFor;
 use super::link::{ConnectionList, SendingPort};
+use super::staged::StagedReplier;
 use super::target::{Check, ForeignReplier, ReplierConnection, ReplierTarget};
 use crate::mailbox::{IntoAddress, WaitTicket};
-use crate::model::Model;
+use crate::model::{Model, PortKind};
 use crate::poll_report::{self, Blocker, Misaddressed};
 
 /// A requestor port: sends a request to every connected replier and returns
@@ -169,15 +170,37 @@ where
     let Some(bench) = crate::bench::current() else {
         return false;
     };
+    // A model of a bench in the deterministic order stages its requests.
+    let staging = crate::staging::active();
     let mut settled = true;
     for connection in connections {
         match connection.check(bench) {
+            // (A replier in no bench is not staged: its requests are
+            // dropped and reported by their sender.)
+            Check::Bound if staging && !connection.is_staged() => wrap_staged(connection),
             Check::Bound => {}
             Check::Unbound => settled = false,
             Check::Foreign(report) => *connection = Box::new(ForeignReplier::new(report)),
         }
     }
     settled
+}
+
+/// Wraps `connection` so that it stages its requests (see `staged.rs`).
+fn wrap_staged<T, R>(connection: &mut Box<dyn ReplierTarget<T, R>>)
+where
+    T: Send + 'static,
+    R: Send + 'static,
+{
+    // Stands in for the moment the connection is moved into its wrapper.
+    let placeholder = Box::new(ForeignReplier::new(Misaddressed {
+        model_type: "",
+        port: "",
+        kind: PortKind::Replier,
+        foreign: None,
+    }));
+    let inner = std::mem::replace(connection, placeholder);
+    *connection = Box::new(StagedReplier(inner));
 }
 
 /// Sends one request, waiting while the recipient's mailbox is full.

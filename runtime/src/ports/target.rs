@@ -41,6 +41,12 @@ pub(crate) trait Target<T>: Send + Sync {
     /// takes it in its overflow (see `mailbox/overflow.rs`).
     fn send_from_bench(&self, value: T);
 
+    /// Whether this connection stages what it is sent (cold: a
+    /// connection list's check wraps the others once, see `staged.rs`).
+    fn is_staged(&self) -> bool {
+        false
+    }
+
     /// The recipient, for an error report (cold).
     fn describe(&self) -> String {
         "a sink".to_string()
@@ -157,6 +163,19 @@ pub(crate) trait ReplierTarget<T, R>: Send + Sync {
         ticket: &mut WaitTicket<'a>,
     ) -> Result<(), T>;
 
+    /// Stages the request for the bench to deliver at the end of the
+    /// round (the ordered mode, see `crate::staging`), with the reply slot
+    /// armed now: the reply comes through the slot once the replier has
+    /// answered, in a later round (cold: called through a
+    /// [`StagedReplier`](super::staged::StagedReplier)).
+    fn stage(&self, request: T);
+
+    /// Whether this connection stages its requests (cold: a connection
+    /// list's check wraps the others once).
+    fn is_staged(&self) -> bool {
+        false
+    }
+
     /// The reply to the last request, `None` if none will come.
     fn poll_reply(&self, cx: &mut Context<'_>) -> Poll<Option<R>>;
 
@@ -200,6 +219,11 @@ impl<T, R> ReplierTarget<T, R> for ForeignReplier {
         drop(request);
         poll_report::note_misaddressed(self.report.clone());
         Ok(())
+    }
+
+    fn stage(&self, request: T) {
+        drop(request);
+        poll_report::note_misaddressed(self.report.clone());
     }
 
     fn poll_reply(&self, _cx: &mut Context<'_>) -> Poll<Option<R>> {
@@ -418,6 +442,30 @@ where
             drop(self.slot.arm());
         }
         Ok(())
+    }
+
+    fn stage(&self, request: U) {
+        let channel = self.address.channel();
+        if channel.binding().is_none() {
+            // Reported now, by its sender, as a push would.
+            note_unbound_cold(
+                self.address.model_type(),
+                self.port.name(),
+                PortKind::Replier,
+            );
+            drop(request);
+            drop(self.slot.arm());
+            return;
+        }
+        let message = self
+            .port
+            .message(self.map_request.convert(request), self.slot.arm());
+        let channel = channel.clone();
+        crate::staging::stage(Box::new(move || {
+            // Dropped with its reply sender if the replier is gone: the
+            // requester then sees that no reply will come.
+            channel.push_from_bench(message, Some);
+        }));
     }
 
     fn poll_reply(&self, cx: &mut Context<'_>) -> Poll<Option<Q>> {

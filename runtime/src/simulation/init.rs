@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::error::{MissingConnection, SimulationError};
 use super::live::Live;
+use super::ordered::{MessageOrder, Rounds};
 use super::Simulation;
 use crate::composite::{BuildContext, Composite};
 use crate::context::Context;
@@ -18,6 +19,7 @@ use crate::model::{run_model, Model};
 use crate::name::Name;
 use crate::realtime::{checked_speed, AppliedInput, Clock, Lateness, Pacer};
 use crate::scheduler::SchedulerCore;
+use crate::staging::Keyed;
 use crate::time::SimTime;
 use crate::time_view::TimeView;
 use crate::topology::Recorder;
@@ -60,6 +62,8 @@ pub struct SimInit {
     threads: usize,
     /// Zero-delay rounds allowed in one time step.
     zero_delay_rounds: usize,
+    /// The order of same-time messages from different senders.
+    order: MessageOrder,
     /// The clock a paced simulation follows.
     clock: Option<Box<dyn Clock>>,
     /// What a paced simulation does with late steps.
@@ -87,6 +91,7 @@ impl SimInit {
             timeout: None,
             threads: default_threads(),
             zero_delay_rounds: DEFAULT_ZERO_DELAY_ROUNDS,
+            order: MessageOrder::default(),
             clock: None,
             lateness: Lateness::default(),
             tick: None,
@@ -105,6 +110,32 @@ impl SimInit {
     pub fn with_zero_delay_rounds(mut self, rounds: usize) -> Self {
         self.zero_delay_rounds = rounds;
         self
+    }
+
+    /// Sets the order in which messages caused at one time reach a
+    /// mailbox or a sink ([`MessageOrder::Causal`] by default).
+    ///
+    /// [`MessageOrder::Deterministic`] delivers the models' messages in
+    /// rounds sorted by sender, so that every observable output is
+    /// identical on any number of threads:
+    ///
+    /// ```
+    /// # use causim::prelude::*;
+    /// let simu = SimInit::new()
+    ///     .with_threads(4)
+    ///     .with_message_order(MessageOrder::Deterministic)
+    ///     .init(SimTime::ZERO)?;
+    /// # drop(simu);
+    /// # Ok::<(), SimulationError>(())
+    /// ```
+    pub fn with_message_order(mut self, order: MessageOrder) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// The order of same-time messages the simulation will use.
+    pub fn message_order(&self) -> MessageOrder {
+        self.order
     }
 
     /// Paces the simulation on `clock`: before each time step, it waits
@@ -433,9 +464,20 @@ impl SimInit {
         {
             simulation.saveable = self.saveable;
         }
-        for model in self.models {
-            simulation.executor.spawn(model.future, model.probe);
+        let mut rounds = (self.order == MessageOrder::Deterministic).then(Rounds::new);
+        for (index, model) in self.models.into_iter().enumerate() {
+            let future = match &mut rounds {
+                None => model.future,
+                Some(rounds) => {
+                    // The same origin as the model's scheduled events.
+                    rounds.senders.push(model.probe.clone());
+                    let origin = u32::try_from(index + 1).unwrap_or(u32::MAX);
+                    Box::pin(Keyed::new(model.future, origin, rounds.stage.clone()))
+                }
+            };
+            simulation.executor.spawn(future, model.probe);
         }
+        simulation.rounds = rounds.map(Box::new);
         let deadline = simulation.deadline();
         let bench = simulation.enter();
         simulation.settle(deadline)?;
@@ -469,6 +511,7 @@ impl fmt::Debug for SimInit {
             .field("timeout", &self.timeout)
             .field("threads", &self.threads)
             .field("zero_delay_rounds", &self.zero_delay_rounds)
+            .field("order", &self.order)
             .field("paced", &self.clock.is_some())
             .field("lateness", &self.lateness)
             .field("tick", &self.tick)

@@ -76,6 +76,7 @@ fn colour(engine: Engine) -> &'static str {
         Engine::CausimHand => "#17becf",
         Engine::CausimComposite => "#9467bd",
         Engine::CausimRecorded => "#8c564b",
+        Engine::CausimOrdered => "#9467bd",
         Engine::Nexosim => "#ff7f0e",
         Engine::Tokio => "#2ca02c",
     }

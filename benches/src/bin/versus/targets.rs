@@ -55,6 +55,7 @@ pub fn check(all: &[Series]) -> String {
     for line in pinball(all)
         .into_iter()
         .chain(recording(all))
+        .chain(ordered(all))
         .chain(ring(all))
         .chain(chain(all))
         .chain(dispatch(all))
@@ -133,6 +134,40 @@ fn recording(all: &[Series]) -> Vec<String> {
                 recorded.median_ns,
                 verdict(extra <= 0.20)
             ));
+        }
+    }
+    lines
+}
+
+/// The cost of the deterministic message order (`causim-ordered` against
+/// `causim`, same parameters and threads) on pinball and the scheduler
+/// workloads.
+fn ordered(all: &[Series]) -> Vec<String> {
+    let workloads = [
+        Workload::Pinball,
+        Workload::SchedChain,
+        Workload::SchedDrain,
+        Workload::SchedAligned,
+        Workload::SchedStaggered,
+    ];
+    let mut lines = Vec::new();
+    for workload in workloads {
+        for threads in [1, 2] {
+            for s in causim_series(all, workload, threads) {
+                let (Some(causal), Some(ordered)) =
+                    (s.summary(), find(all, s, Engine::CausimOrdered, threads))
+                else {
+                    continue;
+                };
+                let r = ordered.median_ns / causal.median_ns;
+                lines.push(format!(
+                    "{workload} {} on {threads} thread(s), deterministic message order: {r:.2}× the causal order ({:.1} → {:.1} ns/event; target ≤ 1.3×): {}",
+                    s.config.params,
+                    causal.median_ns,
+                    ordered.median_ns,
+                    verdict(r <= 1.3)
+                ));
+            }
         }
     }
     lines

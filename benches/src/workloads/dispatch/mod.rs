@@ -24,9 +24,10 @@ pub fn param_sets(quick: bool) -> Vec<Params> {
 pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let (models, hops) = (params.count("models"), params.get("hops"));
     let (counted, elapsed) = match engine {
-        Engine::Causim | Engine::CausimComposite | Engine::CausimRecorded => {
-            generated::run(models, hops, threads)
-        }
+        Engine::Causim
+        | Engine::CausimComposite
+        | Engine::CausimRecorded
+        | Engine::CausimOrdered => generated::run(models, hops, threads),
         Engine::CausimHand => hand::run(models, hops, threads),
         Engine::Nexosim => ring::nexosim::run(models, hops, threads),
         Engine::Tokio => ring::tokio::run(models, hops, threads),

@@ -47,9 +47,11 @@ pub fn capacity(params: &Params) -> usize {
 pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let (senders, capacity) = (params.count("senders"), capacity(params));
     let (counted, elapsed) = match engine {
-        Engine::Causim | Engine::CausimHand | Engine::CausimComposite | Engine::CausimRecorded => {
-            causim::run(senders, capacity, threads)
-        }
+        Engine::Causim
+        | Engine::CausimHand
+        | Engine::CausimComposite
+        | Engine::CausimRecorded
+        | Engine::CausimOrdered => causim::run(senders, capacity, threads),
         Engine::Nexosim => nexosim::run(senders, capacity, threads),
         Engine::Tokio => tokio::run(senders, capacity, threads),
     };

@@ -37,9 +37,9 @@ impl Bumper {
 
 /// Builds the rigs, bounces every ball, and returns the hops counted and
 /// the time of the step.
-pub fn run(shape: &Shape, threads: usize) -> (u64, Duration) {
+pub fn run(shape: &Shape, threads: usize, order: MessageOrder) -> (u64, Duration) {
     let total = tally::total();
-    let (mut simu, starts) = build(shape, threads, &total);
+    let (mut simu, starts) = build(shape, threads, order, &total);
     let scheduler = simu.scheduler();
     let t1 = SimTime::from_secs(1);
     for address in &starts {
@@ -57,9 +57,12 @@ pub fn run(shape: &Shape, threads: usize) -> (u64, Duration) {
 fn build(
     shape: &Shape,
     threads: usize,
+    order: MessageOrder,
     total: &Arc<AtomicU64>,
 ) -> (Simulation, Vec<Address<Bumper>>) {
-    let mut init = SimInit::new().with_threads(threads);
+    let mut init = SimInit::new()
+        .with_threads(threads)
+        .with_message_order(order);
     let mut starts = Vec::new();
     for rig in 0..shape.rigs {
         let mailboxes: Vec<Mailbox<Bumper>> = (0..shape.models)

@@ -19,6 +19,7 @@ pub mod tokio;
 
 use super::{check, Params};
 use crate::{Engine, Sample, Threads};
+use ::causim::MessageOrder;
 
 /// The shape of one pinball run.
 #[derive(Debug, Clone, Copy)]
@@ -82,8 +83,9 @@ pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let shape = Shape::of(params);
     let (counted, elapsed) = match engine {
         Engine::Causim | Engine::CausimHand | Engine::CausimComposite => {
-            causim::run(&shape, threads)
+            causim::run(&shape, threads, MessageOrder::Causal)
         }
+        Engine::CausimOrdered => causim::run(&shape, threads, MessageOrder::Deterministic),
         Engine::CausimRecorded => causim_recorded::run(&shape, threads),
         Engine::Nexosim => nexosim::run(&shape, threads),
         Engine::Tokio => tokio::run(&shape, threads),

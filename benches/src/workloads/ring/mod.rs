@@ -25,7 +25,7 @@ pub fn param_sets(quick: bool) -> Vec<Params> {
 pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let (models, hops) = (params.count("models"), params.get("hops"));
     let (counted, elapsed) = match engine {
-        Engine::Causim | Engine::CausimHand | Engine::CausimRecorded => {
+        Engine::Causim | Engine::CausimHand | Engine::CausimRecorded | Engine::CausimOrdered => {
             causim::run(models, hops, threads)
         }
         Engine::CausimComposite => causim::run_composite(models, hops, threads),

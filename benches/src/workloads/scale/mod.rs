@@ -93,7 +93,7 @@ pub fn deliver<R>(f: impl FnOnce() -> R) -> (R, Duration, Option<u64>) {
 pub fn run(engine: Engine, threads: Threads, params: &Params) -> Sample {
     let models = params.count("models");
     let outcome = match engine {
-        Engine::Causim | Engine::CausimHand | Engine::CausimRecorded => {
+        Engine::Causim | Engine::CausimHand | Engine::CausimRecorded | Engine::CausimOrdered => {
             causim::run(models, threads)
         }
         Engine::CausimComposite => causim::run_composite(models, threads),

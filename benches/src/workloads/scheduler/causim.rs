@@ -72,9 +72,11 @@ impl Periodic {
 }
 
 /// Runs `plan`; returns the events counted and the time taken.
-pub fn run(plan: &Plan, threads: usize) -> (u64, Duration) {
+pub fn run(plan: &Plan, threads: usize, order: MessageOrder) -> (u64, Duration) {
     let total = tally::total();
-    let init = SimInit::new().with_threads(threads);
+    let init = SimInit::new()
+        .with_threads(threads)
+        .with_message_order(order);
     let elapsed = match *plan {
         Plan::Chain { steps } => chain(init, Tally::new(&total), steps),
         Plan::Drain { events } => drain(init, Tally::new(&total), events),

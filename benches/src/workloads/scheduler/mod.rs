@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use super::{check, Params, Workload};
 use crate::{Engine, Sample, Threads};
+use ::causim::MessageOrder;
 
 /// A second, in nanoseconds.
 pub const SECOND_NS: u64 = 1_000_000_000;
@@ -102,8 +103,9 @@ pub fn run(workload: Workload, engine: Engine, threads: Threads, params: &Params
     let plan = Plan::of(workload, params);
     let (counted, elapsed) = match engine {
         Engine::Causim | Engine::CausimHand | Engine::CausimComposite | Engine::CausimRecorded => {
-            causim::run(&plan, threads)
+            causim::run(&plan, threads, MessageOrder::Causal)
         }
+        Engine::CausimOrdered => causim::run(&plan, threads, MessageOrder::Deterministic),
         Engine::Nexosim => nexosim::run(&plan, threads),
         Engine::Tokio => tokio::run(&plan, threads),
     };
