@@ -740,6 +740,15 @@ impl Simulation {
         self.fatal.clone()
     }
 
+    /// The number of messages the ordered mode staged since the last call
+    /// (sent by models that a thread outside the simulation woke).
+    #[cfg(feature = "save")]
+    pub(crate) fn staged_messages(&self) -> usize {
+        self.rounds
+            .as_ref()
+            .map_or(0, |rounds| rounds.stage.staged_count())
+    }
+
     /// The number of injected inputs waiting for the next step.
     #[cfg(feature = "save")]
     pub(crate) fn injected_waiting(&self) -> usize {

@@ -107,6 +107,12 @@ impl Stage {
         self.any.load(Ordering::Acquire)
     }
 
+    /// How many sends are staged (cold: a save's check).
+    #[cfg(feature = "save")]
+    pub(crate) fn staged_count(&self) -> usize {
+        lock(&self.staged).len()
+    }
+
     /// Drops whatever is staged (after a fatal error).
     pub(crate) fn clear(&self) {
         self.any.store(false, Ordering::Relaxed);

@@ -1,9 +1,11 @@
 //! How a save reaches a saveable model (feature `save`): directly in the
 //! cell its task runs it from, between steps. These are the cases where
 //! that could go wrong — many saves and restores of a bench that keeps
-//! running, and a thread outside the simulation sending to a model while
-//! the bench is being saved, which on several threads has a worker poll
-//! that model's task during the save — on 1 and 4 threads. Small enough
+//! running; a thread outside the simulation sending to a model while the
+//! bench is being saved, which on several threads has a worker poll that
+//! model's task during the save; messages sent from outside before a save
+//! and not handled yet, or staged by the deterministic order; a state that
+//! panics when read back — on 1 and 4 threads. Small enough
 //! for Miri (`.ci/miri` runs this file), which checks the accesses.
 //!
 //! Not in the executor matrix: each test runs its benches on both thread
@@ -15,6 +17,8 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use causim::prelude::*;
+use causim::snapshot::{RestoreError, SaveError};
+use causim::MessageOrder;
 
 /// A model whose state is what it was sent.
 #[model(save)]
@@ -135,7 +139,7 @@ fn a_send_from_outside_during_saves_is_never_seen_half_done() {
                     let (total, count) = read_all(&mut restored, &restored_tallies)[0];
                     assert_eq!(total, count, "a tally restored half-updated");
                 }
-                Err(causim::snapshot::SaveError::State { model, .. }) => {
+                Err(SaveError::State { model, .. }) => {
                     assert_eq!(model, "tally0");
                     busy += 1;
                 }
@@ -169,4 +173,163 @@ fn a_send_from_outside_during_saves_is_never_seen_half_done() {
             "{threads} threads, {busy} saves refused"
         );
     }
+}
+
+/// Saves `simu`, stepping (a query to `other`) while the save is refused
+/// because of what a thread outside the simulation sent since the last
+/// call; returns the snapshot and how many saves were refused.
+fn save_once_settled(simu: &mut Simulation, other: &Address<Tally>) -> (Vec<u8>, usize) {
+    let mut refused = 0;
+    loop {
+        let mut snapshot = Vec::new();
+        match simu.save(&mut snapshot) {
+            Ok(()) => return (snapshot, refused),
+            Err(SaveError::State { error, .. })
+                if error.message.contains("wait in its mailbox") => {}
+            Err(SaveError::State { error, .. }) if error.message.contains("middle of a method") => {
+            }
+            Err(SaveError::Staged { .. }) => {}
+            Err(other) => panic!("{other}"),
+        }
+        refused += 1;
+        simu.process_query(Tally::ports().read, (), other).unwrap();
+    }
+}
+
+/// A message sent from outside the simulation between steps and not
+/// handled yet (on one thread it waits for the next call) is not lost by a
+/// save: the save refuses, naming the model, until a call has handled it.
+#[test]
+fn a_message_sent_from_outside_is_handled_before_a_save_succeeds() {
+    for threads in [1, 4] {
+        let (init, tallies) = bench(2, threads);
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        let mut output = Output::new();
+        output.connect(Tally::ports().add, &tallies[0]);
+        send_from_outside(&mut output, 7);
+        let (snapshot, refused) = save_once_settled(&mut simu, &tallies[1]);
+        if threads == 1 {
+            assert_eq!(
+                refused, 1,
+                "the message waits for the next call on one thread"
+            );
+        }
+        let (init, restored_tallies) = bench(2, threads);
+        let mut restored = init.restore(snapshot.as_slice()).unwrap();
+        assert_eq!(
+            read_all(&mut restored, &restored_tallies)[0],
+            (7, 1),
+            "{threads} threads"
+        );
+        assert_eq!(
+            read_all(&mut simu, &tallies)[0],
+            (7, 1),
+            "{threads} threads"
+        );
+    }
+}
+
+/// Forwards what it gets to a tally.
+#[model(save)]
+#[derive(Debug)]
+pub struct Relay {
+    /// Where it forwards.
+    pub out: Output<u64>,
+    /// How many it forwarded.
+    relayed: u64,
+}
+
+#[model(save)]
+impl Relay {
+    #[input]
+    pub async fn add(&mut self, n: u64) {
+        self.relayed += 1;
+        self.out.send(n).await;
+    }
+}
+
+/// In the deterministic order, what a model sends while handling a
+/// message from outside is staged until the bench settles: a save refuses
+/// (`SaveError::Staged`) rather than lose it, until a call delivers it.
+#[test]
+fn messages_staged_since_the_last_call_are_not_lost_by_a_save() {
+    let bench = |threads| {
+        let (relay_box, tally_box) = (Mailbox::new(), Mailbox::new());
+        let (relay, tally) = (relay_box.address(), tally_box.address());
+        let mut model = Relay {
+            out: Output::new(),
+            relayed: 0,
+        };
+        model.out.connect(Tally::ports().add, &tally);
+        let init = SimInit::new()
+            .with_threads(threads)
+            .with_message_order(MessageOrder::Deterministic)
+            .add_model(model, relay_box, "relay")
+            .add_model(Tally { total: 0, count: 0 }, tally_box, "tally");
+        (init, relay, tally)
+    };
+    for threads in [1, 4] {
+        let (init, relay, tally) = bench(threads);
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        let mut output = Output::new();
+        output.connect(Relay::ports().add, &relay);
+        send_from_outside(&mut output, 3);
+        // On several threads a worker runs the relay now, staging its
+        // send; on one, the relay waits for the next call.
+        let (snapshot, refused) = save_once_settled(&mut simu, &tally);
+        assert!(refused >= 1 || threads > 1, "{threads} threads");
+        let (init, _, restored_tally) = bench(threads);
+        let mut restored = init.restore(snapshot.as_slice()).unwrap();
+        let read =
+            |simu: &mut Simulation, tally| simu.process_query(Tally::ports().read, (), tally);
+        assert_eq!(
+            read(&mut restored, &restored_tally).unwrap(),
+            (3, 1),
+            "{threads} threads"
+        );
+        assert_eq!(
+            read(&mut simu, &tally).unwrap(),
+            (3, 1),
+            "{threads} threads"
+        );
+    }
+}
+
+/// A value whose deserialisation panics.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Brittle;
+
+impl<'de> serde::Deserialize<'de> for Brittle {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        panic!("cannot read this back")
+    }
+}
+
+/// A model with a state that cannot be read back.
+#[model(save)]
+#[derive(Debug)]
+pub struct Fragile {
+    /// Its state.
+    part: Brittle,
+}
+
+#[model(save)]
+impl Fragile {}
+
+/// A panicking `Deserialize` impl is a `RestoreError` naming the model,
+/// not a panic of `restore`.
+#[test]
+fn a_panicking_deserialisation_fails_the_restore() {
+    let bench = || SimInit::new().add_model(Fragile { part: Brittle }, Mailbox::new(), "fragile");
+    let mut snapshot = Vec::new();
+    bench()
+        .init(SimTime::ZERO)
+        .unwrap()
+        .save(&mut snapshot)
+        .unwrap();
+    let error = bench().restore(snapshot.as_slice()).unwrap_err();
+    assert!(
+        matches!(&error, RestoreError::State { model, error } if model == "fragile" && error.message.contains("cannot read this back")),
+        "{error}"
+    );
 }

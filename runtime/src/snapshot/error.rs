@@ -37,8 +37,17 @@ pub enum SaveError {
         /// How many inputs wait.
         inputs: usize,
     },
-    /// The simulation failed earlier (or fails while its models save):
-    /// its state is not one to continue from.
+    /// Messages that models sent since the last call wait in the
+    /// deterministic order's stage for the bench to settle (they were
+    /// caused by messages a thread outside the simulation sent): a
+    /// snapshot would lose them. Any call that runs the models delivers
+    /// them.
+    Staged {
+        /// How many messages wait.
+        messages: usize,
+    },
+    /// The simulation failed earlier: its state is not one to continue
+    /// from.
     Simulation(SimulationError),
     /// Writing the snapshot failed.
     Io(String),
@@ -60,6 +69,10 @@ impl fmt::Display for SaveError {
             SaveError::PendingInput { inputs } => write!(
                 f,
                 "cannot save the bench: {inputs} injected input(s) wait for the next step, and a snapshot would lose them; step first"
+            ),
+            SaveError::Staged { messages } => write!(
+                f,
+                "cannot save the bench: {messages} message(s) sent since the last call wait to be delivered in the deterministic order, and a snapshot would lose them; step first"
             ),
             SaveError::Simulation(error) => write!(f, "cannot save the bench: {error}"),
             SaveError::Io(error) => write!(f, "cannot write the snapshot: {error}"),

@@ -75,6 +75,12 @@ impl<M: Model> ModelHandle for Handle<M> {
             bytes: std::mem::take(out),
         };
         let saved = |model: &mut M, cx: &mut crate::Context<M>| {
+            // Messages waiting in its mailbox (sent from outside the
+            // simulation since the last call) are not in a snapshot.
+            let waiting = cx.address().channel().len();
+            if waiting > 0 {
+                return Err(StateError::waiting(waiting));
+            }
             // Saving only reads the model: a panicking `Serialize` impl
             // fails the save, not the simulation.
             catch_unwind(AssertUnwindSafe(|| save(model, &mut writer)))
@@ -93,7 +99,11 @@ impl<M: Model> ModelHandle for Handle<M> {
         let restore = self.hooks.restore;
         let restored = |model: &mut M, cx: &mut crate::Context<M>| {
             let mut reader = StateReader::new(state);
-            restore(model, &mut reader).and_then(|()| reader.finish())?;
+            // A panicking `Deserialize` impl fails the restore, which then
+            // returns no simulation.
+            catch_unwind(AssertUnwindSafe(|| restore(model, &mut reader)))
+                .unwrap_or_else(|payload| Err(StateError::panicked(&*payload)))
+                .and_then(|()| reader.finish())?;
             cx.set_seq(seq);
             Ok(())
         };

@@ -175,6 +175,18 @@ impl StateError {
         }
     }
 
+    /// The error of a model with `messages` waiting in its mailbox, which a
+    /// snapshot would lose.
+    #[cfg(feature = "save")]
+    pub(crate) fn waiting(messages: usize) -> Self {
+        StateError {
+            field: None,
+            message: format!(
+                "{messages} message(s) sent since the last call wait in its mailbox, and a snapshot would lose them; step first"
+            ),
+        }
+    }
+
     /// The error of a model that is in the middle of a method (its task
     /// blocked when a step failed), whose state cannot be read or written.
     #[cfg(feature = "save")]

@@ -2,10 +2,11 @@
 //!
 //! Everything that can be checked is checked before anything runs: the
 //! bytes (format, length, checksum), the models against the bench, every
-//! pending event against its recipient's inputs. Only then does the bench
-//! start — at the saved time, without its `init` hooks, which ran before
-//! it was saved — and its models read their states back, each in its own
-//! task. A failure at any point returns an error and no simulation.
+//! pending event against its recipient's inputs. Then the models read
+//! their states back, in the cells their tasks will run them from (no
+//! task has run yet), and only then does the bench start — at the saved
+//! time, without its `init` hooks, which ran before it was saved. A
+//! failure at any point returns an error and no simulation.
 
 use std::io::Read;
 use std::sync::Arc;

@@ -107,6 +107,14 @@ impl Simulation {
         if inputs > 0 {
             return Err(SaveError::PendingInput { inputs });
         }
+        // What a thread outside the simulation sent since the last call,
+        // and what the models it woke sent in turn, waits for a call that
+        // runs the models: a snapshot would lose it. (Not run here: the
+        // models would run while that thread may still be sending.)
+        let messages = self.staged_messages();
+        if messages > 0 {
+            return Err(SaveError::Staged { messages });
+        }
         // The connections do not change once the bench is built: their
         // checksums are computed at the first save.
         if registry.connections.is_none() {
