@@ -92,6 +92,9 @@ pub(crate) struct Round {
     /// since positions are) sorts by origin then by position, which is
     /// cheaper than sorting the sends themselves.
     pub(crate) order: Vec<u64>,
+    /// The counting sort's count of sends per origin, then where each
+    /// origin's sends start in `order` (see [`Round::order_by_count`]).
+    counts: Vec<u32>,
 }
 
 impl Round {
@@ -99,6 +102,58 @@ impl Round {
     pub(crate) fn clear(&mut self) {
         self.staged.clear();
         self.order.clear();
+    }
+
+    /// Fills `order` with the sends in key order.
+    ///
+    /// A round already in order (one thread, each model's sends staged
+    /// after those of the models before it) is taken as it is. A round of
+    /// many sends from a few origins each is ordered by counting them per
+    /// origin, which keeps each origin's sends in stage order, in time
+    /// linear in the number of sends plus the range of origins. Any other
+    /// round is ordered by sorting its integer keys.
+    fn order(&mut self) {
+        let staged = &self.staged;
+        let key = |position: usize, s: &Staged| u64::from(s.origin) << 32 | position as u64;
+        let (mut low, mut high, mut sorted) = (u32::MAX, 0, true);
+        for pair in staged.windows(2) {
+            sorted &= pair[0].origin <= pair[1].origin;
+        }
+        for s in staged {
+            low = low.min(s.origin);
+            high = high.max(s.origin);
+        }
+        let keys = staged.iter().enumerate().map(|(p, s)| key(p, s));
+        if sorted {
+            self.order.extend(keys);
+        } else if ((high - low) as usize) < 2 * staged.len() {
+            self.order_by_count(low, high);
+        } else {
+            self.order.extend(keys);
+            self.order.sort_unstable();
+        }
+    }
+
+    /// [`order`](Round::order) by counting the sends of each origin from
+    /// `low` to `high`.
+    fn order_by_count(&mut self, low: u32, high: u32) {
+        let counts = &mut self.counts;
+        counts.clear();
+        counts.resize((high - low) as usize + 2, 0);
+        // The count of each origin, one slot along...
+        for s in &self.staged {
+            counts[(s.origin - low) as usize + 1] += 1;
+        }
+        // ...summed into where each origin's sends start.
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        self.order.resize(self.staged.len(), 0);
+        for (position, s) in self.staged.iter().enumerate() {
+            let next = &mut counts[(s.origin - low) as usize];
+            self.order[*next as usize] = u64::from(s.origin) << 32 | position as u64;
+            *next += 1;
+        }
     }
 
     /// The position in `staged` of the send with `key`, from `order`.
@@ -130,11 +185,7 @@ impl Stage {
         }
         // A round of 2^32 sends would take hundreds of gigabytes.
         assert!(round.staged.len() <= u32::MAX as usize);
-        let keys = round.staged.iter().enumerate();
-        let keys = keys.map(|(position, s)| u64::from(s.origin) << 32 | position as u64);
-        round.order.extend(keys);
-        // Nearly sorted rounds (one thread, few senders) finish in one pass.
-        round.order.sort_unstable();
+        round.order();
         true
     }
     /// True if something was staged since the last take (called when no
@@ -309,6 +360,29 @@ mod tests {
         let by_key = [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (2, 3)];
         assert_eq!(delivered, by_key, "by origin, then each sender's order");
         assert!(!stage.take_sorted(&mut round), "nothing left");
+    }
+
+    #[test]
+    fn every_way_of_ordering_a_round_orders_by_origin_then_stage_order() {
+        // In order; dense origins (counted); sparse origins (sorted).
+        let rounds: [&[u32]; 3] = [
+            &[1, 1, 2, 3, 3],
+            &[3, 1, 2, 1, 3, 2, 2],
+            &[1000, 5, 1000, 7, 5],
+        ];
+        for origins in rounds {
+            let mut round = Round::default();
+            let sends = origins.iter().map(|&origin| Staged {
+                origin,
+                deliver: Some(Delivery::new(|| {})),
+            });
+            round.staged.extend(sends);
+            round.order();
+            let positions: Vec<_> = round.order.iter().map(|&k| Round::position(k)).collect();
+            let mut expected: Vec<_> = (0..origins.len()).collect();
+            expected.sort_by_key(|&p| origins[p]);
+            assert_eq!(positions, expected, "origins {origins:?}");
+        }
     }
 
     #[test]
