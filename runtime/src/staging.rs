@@ -9,7 +9,7 @@
 //! model's send therefore does not touch the recipient: it is *staged*
 //! here under a key the sender fixes, `(origin, seq)` — the model's add
 //! order and its own count of staged sends. Once no model can run, the
-//! simulation takes the staged sends, sorts them by key and delivers them
+//! simulation takes the staged sends, orders them by key and delivers them
 //! through the bench's own path, which never waits; then the models run
 //! again: one *round*. Whatever thread ran which model, every mailbox and
 //! sink receives the same messages in the same order.
@@ -107,10 +107,10 @@ impl Round {
     /// Fills `order` with the sends in key order.
     ///
     /// A round already in order (one thread, each model's sends staged
-    /// after those of the models before it) is taken as it is. A round of
-    /// many sends from a few origins each is ordered by counting them per
-    /// origin, which keeps each origin's sends in stage order, in time
-    /// linear in the number of sends plus the range of origins. Any other
+    /// after those of the models before it) is taken as it is. A round with
+    /// at least half as many sends as its range of origins is ordered by
+    /// counting them per origin, which keeps each origin's sends in stage
+    /// order, in time linear in the number of sends plus that range. Any other
     /// round is ordered by sorting its integer keys.
     fn order(&mut self) {
         let staged = &self.staged;
