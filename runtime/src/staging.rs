@@ -9,7 +9,7 @@
 //! model's send therefore does not touch the recipient: it is *staged*
 //! here under a key the sender fixes, `(origin, seq)` — the model's add
 //! order and its own count of staged sends. Once no model can run, the
-//! simulation takes the staged sends, sorts them by key and delivers them
+//! simulation takes the staged sends, orders them by key and delivers them
 //! through the bench's own path, which never waits; then the models run
 //! again: one *round*. Whatever thread ran which model, every mailbox and
 //! sink receives the same messages in the same order.
@@ -38,25 +38,31 @@ use std::task::{Context, Poll};
 
 use crate::sync::lock;
 
-/// A delivery waiting for the end of the round: what the bench does to
-/// hand the message to its mailbox or sink.
-pub(crate) type Delivery = Box<dyn FnOnce() + Send>;
+mod delivery;
+
+pub(crate) use delivery::Delivery;
 
 /// One staged send.
 pub(crate) struct Staged {
     /// The sender's origin: its add order, from 1 (0 is the bench).
     pub(crate) origin: u32,
-    /// The sender's count of staged sends before this one.
-    pub(crate) seq: u64,
-    /// Hands the message over.
-    pub(crate) deliver: Delivery,
+    /// Hands the message over; taken when delivered.
+    pub(crate) deliver: Option<Delivery>,
 }
 
 /// The sends staged in the current round, shared by every model task of
 /// one bench and its simulation.
+///
+/// A send's key is `(origin, seq)`, `seq` being the sender's count of
+/// staged sends before it. The stage does not store `seq`: one sender's
+/// sends enter the stage in that order (they are made in its polls, one
+/// after the other, and every poll of a task happens after the previous
+/// one, on whichever thread, so its pushes take the lock in that order
+/// too). Ordering the round by origin, and by position in the stage
+/// within one origin, is therefore ordering it by key.
 pub(crate) struct Stage {
     /// In the order they were staged (which varies with threads; the
-    /// key does not).
+    /// order of one sender's sends does not).
     staged: Mutex<Vec<Staged>>,
     /// True once something is staged since the last take: a settle that
     /// staged nothing (a step of scheduled events only) looks at this
@@ -75,6 +81,88 @@ impl Default for Stage {
     }
 }
 
+/// A round taken from the stage: the sends, and the order to deliver
+/// them in. Its buffers are reused from round to round.
+#[derive(Default)]
+pub(crate) struct Round {
+    /// The sends, in the order they were staged.
+    pub(crate) staged: Vec<Staged>,
+    /// The sends' positions in `staged`, in key order, each in the low 32
+    /// bits of `origin << 32 | position`: sorting those integers (unique,
+    /// since positions are) sorts by origin then by position, which is
+    /// cheaper than sorting the sends themselves.
+    pub(crate) order: Vec<u64>,
+    /// The counting sort's count of sends per origin, then where each
+    /// origin's sends start in `order` (see [`Round::order_by_count`]).
+    counts: Vec<u32>,
+}
+
+impl Round {
+    /// Drops whatever the round still holds.
+    pub(crate) fn clear(&mut self) {
+        self.staged.clear();
+        self.order.clear();
+    }
+
+    /// Fills `order` with the sends in key order.
+    ///
+    /// A round already in order (one thread, each model's sends staged
+    /// after those of the models before it) is taken as it is. A round with
+    /// at least half as many sends as its range of origins is ordered by
+    /// counting them per origin, which keeps each origin's sends in stage
+    /// order, in time linear in the number of sends plus that range. Any other
+    /// round is ordered by sorting its integer keys.
+    fn order(&mut self) {
+        let staged = &self.staged;
+        let key = |position: usize, s: &Staged| u64::from(s.origin) << 32 | position as u64;
+        let (mut low, mut high, mut sorted) = (u32::MAX, 0, true);
+        for pair in staged.windows(2) {
+            sorted &= pair[0].origin <= pair[1].origin;
+        }
+        for s in staged {
+            low = low.min(s.origin);
+            high = high.max(s.origin);
+        }
+        let keys = staged.iter().enumerate().map(|(p, s)| key(p, s));
+        if sorted {
+            self.order.extend(keys);
+        } else if ((high - low) as usize) < 2 * staged.len() {
+            self.order_by_count(low, high);
+        } else {
+            self.order.extend(keys);
+            self.order.sort_unstable();
+        }
+    }
+
+    /// [`order`](Round::order) by counting the sends of each origin from
+    /// `low` to `high`.
+    fn order_by_count(&mut self, low: u32, high: u32) {
+        let counts = &mut self.counts;
+        counts.clear();
+        counts.resize((high - low) as usize + 2, 0);
+        // The count of each origin, one slot along...
+        for s in &self.staged {
+            counts[(s.origin - low) as usize + 1] += 1;
+        }
+        // ...summed into where each origin's sends start.
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        self.order.resize(self.staged.len(), 0);
+        for (position, s) in self.staged.iter().enumerate() {
+            let next = &mut counts[(s.origin - low) as usize];
+            self.order[*next as usize] = u64::from(s.origin) << 32 | position as u64;
+            *next += 1;
+        }
+    }
+
+    /// The position in `staged` of the send with `key`, from `order`.
+    #[inline(always)]
+    pub(crate) fn position(key: u64) -> usize {
+        key as u32 as usize
+    }
+}
+
 impl Stage {
     /// Adds one send.
     fn push(&self, staged: Staged) {
@@ -82,24 +170,24 @@ impl Stage {
         self.any.store(true, Ordering::Release);
     }
 
-    /// Swaps the staged sends into `into` (empty; its buffer is reused
-    /// for the next round) and sorts them by key; false if there were
+    /// Swaps the staged sends into `round` (empty; its buffers are reused
+    /// for the next round) and orders them by key; false if there were
     /// none. Called when no model runs.
-    pub(crate) fn take_sorted(&self, into: &mut Vec<Staged>) -> bool {
-        debug_assert!(into.is_empty());
+    pub(crate) fn take_sorted(&self, round: &mut Round) -> bool {
+        debug_assert!(round.staged.is_empty() && round.order.is_empty());
         if !self.any.load(Ordering::Acquire) {
             return false;
         }
         self.any.store(false, Ordering::Relaxed);
-        std::mem::swap(&mut *lock(&self.staged), into);
-        if into.is_empty() {
+        std::mem::swap(&mut *lock(&self.staged), &mut round.staged);
+        if round.staged.is_empty() {
             return false;
         }
-        // Keys are unique (one sender's `seq` never repeats).
-        into.sort_unstable_by_key(|s| (s.origin, s.seq));
+        // A round of 2^32 sends would take hundreds of gigabytes.
+        assert!(round.staged.len() <= u32::MAX as usize);
+        round.order();
         true
     }
-
     /// True if something was staged since the last take (called when no
     /// model runs).
     #[inline]
@@ -121,12 +209,10 @@ impl Stage {
     }
 }
 
-/// The sending model of a task: its key and where it stages.
+/// The sending model of a task: its origin and where it stages.
 pub(crate) struct Sender {
     /// The model's origin.
     origin: u32,
-    /// The number of sends it staged so far.
-    seq: Cell<u64>,
     /// Where it stages.
     stage: Arc<Stage>,
 }
@@ -144,31 +230,34 @@ pub(crate) fn active() -> bool {
     CURRENT.with(|current| !current.get().is_null())
 }
 
-/// Stages `deliver` under the current sender's next key. Called when
-/// [`active`] is true; outside a keyed poll (never, by construction) it
-/// delivers at once rather than lose the message.
-#[cold]
+/// Stages `deliver`, which hands one message over, under the current
+/// sender's next key. Called when [`active`] is true; outside a keyed poll
+/// (never, by construction) it delivers at once rather than lose the
+/// message.
+#[inline]
+pub(crate) fn stage<F: FnOnce() + Send + 'static>(deliver: F) {
+    stage_delivery(Delivery::new(deliver));
+}
+
+/// [`stage`], once the closure is stored.
 #[inline(never)]
-pub(crate) fn stage(deliver: Delivery) {
+fn stage_delivery(deliver: Delivery) {
     CURRENT.with(|current| {
         let sender = current.get();
         if sender.is_null() {
             debug_assert!(false, "stage() outside a keyed poll");
-            deliver();
+            deliver.run();
             return;
         }
         // SAFETY: `CURRENT` is non-null only while `Keyed::poll` polls its
         // task on this thread (its guard resets it before the poll
         // returns or unwinds), and it then points to that task's
         // `Sender`, pinned in the task's box, which outlives the poll.
-        // `Sender` is only used through shared references (`Cell`).
+        // `Sender` is only used through shared references.
         let sender = unsafe { &*sender };
-        let seq = sender.seq.get();
-        sender.seq.set(seq + 1);
         sender.stage.push(Staged {
             origin: sender.origin,
-            seq,
-            deliver,
+            deliver: Some(deliver),
         });
     });
 }
@@ -186,11 +275,7 @@ impl<F> Keyed<F> {
     /// `stage`.
     pub(crate) fn new(task: F, origin: u32, stage: Arc<Stage>) -> Self {
         Keyed {
-            sender: Sender {
-                origin,
-                seq: Cell::new(0),
-                stage,
-            },
+            sender: Sender { origin, stage },
             task,
         }
     }
@@ -229,42 +314,81 @@ impl Drop for CurrentGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
     use std::task::Waker;
 
-    /// A task that stages one delivery per poll, bumping `counter` by
-    /// `by` when delivered.
-    fn staging_task(counter: Arc<AtomicUsize>, by: usize) -> impl Future<Output = ()> + Unpin {
+    /// What the deliveries of a test recorded: `(sender, its send)`.
+    type Log = Arc<Mutex<Vec<(u32, u32)>>>;
+
+    /// A task that stages `per_poll` deliveries per poll, each recording
+    /// `(name, count of its sends before)` into `log` when delivered.
+    fn staging_task(log: Log, name: u32, per_poll: u32) -> impl Future<Output = ()> + Unpin {
+        let mut sent = 0;
         std::future::poll_fn(move |_| {
             assert!(active());
-            let counter = counter.clone();
-            stage(Box::new(move || {
-                counter.fetch_add(by, Ordering::Relaxed);
-            }));
-            Poll::Ready(())
+            for _ in 0..per_poll {
+                let log = log.clone();
+                let send = sent;
+                stage(move || log.lock().unwrap().push((name, send)));
+                sent += 1;
+            }
+            Poll::Pending
         })
+    }
+
+    /// Delivers `round` in key order.
+    fn deliver(round: &mut Round) {
+        for &key in &round.order {
+            let staged = &mut round.staged[Round::position(key)];
+            staged.deliver.take().unwrap().run();
+        }
+        round.clear();
     }
 
     #[test]
     fn sends_are_staged_only_while_a_keyed_task_is_polled() {
         let stage = Arc::new(Stage::default());
-        let counter = Arc::new(AtomicUsize::new(0));
+        let log = Log::default();
         assert!(!active());
         let mut cx = Context::from_waker(Waker::noop());
-        let mut late = Keyed::new(staging_task(counter.clone(), 10), 2, stage.clone());
-        let mut early = Keyed::new(staging_task(counter.clone(), 1), 1, stage.clone());
-        assert_eq!(Pin::new(&mut late).poll(&mut cx), Poll::Ready(()));
-        assert_eq!(Pin::new(&mut early).poll(&mut cx), Poll::Ready(()));
-        assert!(!active(), "reset after the poll");
-        let mut round = Vec::new();
-        assert!(stage.take_sorted(&mut round));
-        let keys: Vec<_> = round.iter().map(|s| (s.origin, s.seq)).collect();
-        assert_eq!(keys, [(1, 0), (2, 0)], "sorted by origin");
-        for staged in round.drain(..) {
-            (staged.deliver)();
+        let mut late = Keyed::new(staging_task(log.clone(), 2, 2), 2, stage.clone());
+        let mut early = Keyed::new(staging_task(log.clone(), 1, 1), 1, stage.clone());
+        // Staged as 2, 2, 1, 2, 2, 1.
+        for _ in 0..2 {
+            assert_eq!(Pin::new(&mut late).poll(&mut cx), Poll::Pending);
+            assert_eq!(Pin::new(&mut early).poll(&mut cx), Poll::Pending);
         }
-        assert_eq!(counter.load(Ordering::Relaxed), 11);
+        assert!(!active(), "reset after the poll");
+        let mut round = Round::default();
+        assert!(stage.take_sorted(&mut round));
+        deliver(&mut round);
+        let delivered = log.lock().unwrap().clone();
+        let by_key = [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (2, 3)];
+        assert_eq!(delivered, by_key, "by origin, then each sender's order");
         assert!(!stage.take_sorted(&mut round), "nothing left");
+    }
+
+    #[test]
+    fn every_way_of_ordering_a_round_orders_by_origin_then_stage_order() {
+        // In order; dense origins (counted); sparse origins (sorted).
+        let rounds: [&[u32]; 3] = [
+            &[1, 1, 2, 3, 3],
+            &[3, 1, 2, 1, 3, 2, 2],
+            &[1000, 5, 1000, 7, 5],
+        ];
+        for origins in rounds {
+            let mut round = Round::default();
+            let sends = origins.iter().map(|&origin| Staged {
+                origin,
+                deliver: Some(Delivery::new(|| {})),
+            });
+            round.staged.extend(sends);
+            round.order();
+            let positions: Vec<_> = round.order.iter().map(|&k| Round::position(k)).collect();
+            let mut expected: Vec<_> = (0..origins.len()).collect();
+            expected.sort_by_key(|&p| origins[p]);
+            assert_eq!(positions, expected, "origins {origins:?}");
+        }
     }
 
     #[test]

@@ -37,7 +37,7 @@ impl<T: Send + 'static> Target<T> for StagedTarget<T> {
             return self.0.try_send(value, cx, ticket);
         }
         let target = Arc::clone(&self.0);
-        crate::staging::stage(Box::new(move || target.send_from_bench(value)));
+        crate::staging::stage(move || target.send_from_bench(value));
         Ok(())
     }
 

@@ -461,11 +461,11 @@ where
             .port
             .message(self.map_request.convert(request), self.slot.arm());
         let channel = channel.clone();
-        crate::staging::stage(Box::new(move || {
+        crate::staging::stage(move || {
             // Dropped with its reply sender if the replier is gone: the
             // requester then sees that no reply will come.
             channel.push_from_bench(message, Some);
-        }));
+        });
     }
 
     fn poll_reply(&self, cx: &mut Context<'_>) -> Poll<Option<Q>> {

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use super::{Simulation, SimulationError};
 use crate::executor::{panic_message, TaskProbe};
-use crate::staging::{Stage, Staged};
+use crate::staging::{Round, Stage};
 
 /// The order in which messages caused at one time reach a mailbox or a
 /// sink.
@@ -39,7 +39,7 @@ use crate::staging::{Stage, Staged};
 ///   the same order on 1, 2, 4 or any number of threads, so every
 ///   observable output is bit-identical. A send never waits for room in a
 ///   full mailbox in this mode (the bench's delivery takes what does not
-///   fit in an overflow), and costs a staging allocation.
+///   fit in an overflow), and costs a staging record per message.
 ///
 /// See the guide's "Message order" section for the costs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -56,8 +56,8 @@ pub enum MessageOrder {
 pub(crate) struct Rounds {
     /// Where the model tasks stage their sends.
     pub(crate) stage: Arc<Stage>,
-    /// The round being delivered (its buffer is reused).
-    round: Vec<Staged>,
+    /// The round being delivered (its buffers are reused).
+    round: Round,
     /// The model tasks by origin (origin `n` at `n - 1`), to name the
     /// sender whose message's delivery panicked.
     pub(crate) senders: Vec<Arc<dyn TaskProbe>>,
@@ -68,7 +68,7 @@ impl Rounds {
     pub(crate) fn new() -> Self {
         Rounds {
             stage: Arc::new(Stage::default()),
-            round: Vec::new(),
+            round: Round::default(),
             senders: Vec::new(),
         }
     }
@@ -122,16 +122,19 @@ impl Simulation {
         let mut origin = 0;
         let delivered = self.executor.enter(|| {
             catch_unwind(AssertUnwindSafe(|| {
-                for staged in round.drain(..) {
+                for &key in &round.order {
+                    let staged = &mut round.staged[Round::position(key)];
                     origin = staged.origin;
-                    (staged.deliver)();
+                    if let Some(deliver) = staged.deliver.take() {
+                        deliver.run();
+                    }
                 }
             }))
         });
-        // The rest of a round that panicked: dropped, which runs
-        // destructors of the bench's values (which may panic too).
-        let rest = std::mem::take(round);
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(rest)));
+        // Delivered, or the rest of a round that panicked: dropped, which
+        // runs destructors of the bench's values (which may panic too);
+        // the buffers are kept for the next round.
+        let _ = catch_unwind(AssertUnwindSafe(|| round.clear()));
         self.note_unbound_from_bench();
         match delivered {
             Ok(()) => Ok(()),
