@@ -45,6 +45,7 @@ use crate::scheduler::heap::{Entry, BENCH_ORIGIN};
 use crate::scheduler::local::Driving;
 use crate::scheduler::spare::ReturningBox;
 use crate::scheduler::{Owner, Scheduler, SchedulerCore};
+use crate::staging::CurrentGuard;
 use crate::time::SimTime;
 
 /// A running bench.
@@ -762,11 +763,13 @@ impl Simulation {
         &self.core
     }
 
-    /// Marks this thread as running this bench's models until the guard
-    /// drops, for the ports' check of their connections (see
-    /// `crate::bench`).
-    pub(crate) fn enter(&self) -> BenchGuard {
-        BenchGuard::enter(self.core.bench)
+    /// Marks this thread as running this bench's models until the guards
+    /// drop, for the ports' check of their connections (see
+    /// `crate::bench`), with no sending model of another bench's ordered
+    /// mode current (a bench run from inside a model's method, see
+    /// `crate::staging`).
+    pub(crate) fn enter(&self) -> (BenchGuard, CurrentGuard) {
+        (BenchGuard::enter(self.core.bench), CurrentGuard::unkeyed())
     }
 
     /// The wall-clock deadline of a call starting now.

@@ -5,7 +5,7 @@
 //! which messages from *different* senders, caused at one time, enter one
 //! mailbox or sink: each sender's own order, the scheduled events'
 //! `(time, origin, seq)` order and every reply are fixed by the senders.
-//! In the ordered mode ([`Ordering::Deterministic`](crate::Ordering)) a
+//! In the ordered mode ([`MessageOrder::Deterministic`](crate::MessageOrder)) a
 //! model's send therefore does not touch the recipient: it is *staged*
 //! here under a key the sender fixes, `(origin, seq)` — the model's add
 //! order and its own count of staged sends. Once no model can run, the
@@ -291,8 +291,9 @@ impl<F: Future<Output = ()> + Unpin> Future for Keyed<F> {
     }
 }
 
-/// Points `CURRENT` at a sender until dropped, then back where it was.
-struct CurrentGuard {
+/// Points `CURRENT` at a sender (or at none) until dropped, then back
+/// where it was.
+pub(crate) struct CurrentGuard {
     /// What `CURRENT` held before.
     previous: *const Sender,
 }
@@ -301,6 +302,14 @@ impl CurrentGuard {
     /// Points `CURRENT` at `sender`.
     fn set(sender: &Sender) -> Self {
         let previous = CURRENT.with(|current| current.replace(sender));
+        CurrentGuard { previous }
+    }
+
+    /// Points `CURRENT` at no sender: a bench run from inside a model's
+    /// method (a nested simulation, on the thread polling that model)
+    /// must not stage its models' sends into the outer bench.
+    pub(crate) fn unkeyed() -> Self {
+        let previous = CURRENT.with(|current| current.replace(ptr::null()));
         CurrentGuard { previous }
     }
 }

@@ -900,3 +900,155 @@ fn init_hooks_send_in_rounds() {
         );
     }
 }
+
+// ---------------------------------------------------------------------
+// A bench run from inside a model's method.
+// ---------------------------------------------------------------------
+
+/// Passes what it gets on.
+#[model]
+#[derive(Debug)]
+pub struct Passer {
+    pub out: Output<u64>,
+}
+
+#[model]
+impl Passer {
+    #[input]
+    pub async fn go(&mut self, n: u64) {
+        self.out.send(n).await;
+    }
+}
+
+/// Adds up what it gets.
+#[model]
+#[derive(Debug)]
+pub struct Adder {
+    sum: u64,
+}
+
+#[model]
+impl Adder {
+    #[input]
+    pub fn take(&mut self, n: u64) {
+        self.sum += n;
+    }
+
+    #[replier]
+    pub fn read(&mut self) -> u64 {
+        self.sum
+    }
+}
+
+/// A bench of its own, in `order`: a passer sends 5 to an adder, which is
+/// then read.
+fn inner_bench(order: MessageOrder) -> Result<u64, SimulationError> {
+    let (passer_box, adder_box) = (Mailbox::new(), Mailbox::new());
+    let (passer, adder) = (passer_box.address(), adder_box.address());
+    let mut model = Passer { out: Output::new() };
+    model.out.connect(Adder::ports().take, &adder);
+    let mut simu = SimInit::new()
+        .with_threads(1)
+        .with_message_order(order)
+        .add_model(model, passer_box, "passer")
+        .add_model(Adder { sum: 0 }, adder_box, "adder")
+        .init(SimTime::ZERO)?;
+    simu.process_event(Passer::ports().go, 5, &passer)?;
+    simu.process_query(Adder::ports().read, (), &adder)
+}
+
+/// Runs an inner bench in a method and reports what it read.
+#[model]
+#[derive(Debug)]
+pub struct Nester {
+    pub result: Output<String>,
+    inner: MessageOrder,
+}
+
+#[model]
+impl Nester {
+    #[input]
+    pub async fn run(&mut self) {
+        let read = format!("{:?}", inner_bench(self.inner));
+        self.result.send(read).await;
+    }
+}
+
+/// A bench run from inside a model's method, on the thread polling that
+/// model, neither stages its sends into the outer bench's rounds nor sees
+/// its own delivery waiting for them: it runs as it would alone, in either
+/// order, inside an outer bench in either order, on 1 and 2 threads.
+#[test]
+fn a_bench_run_inside_a_model_keeps_to_itself() {
+    let orders = [MessageOrder::Causal, MessageOrder::Deterministic];
+    for outer in orders {
+        for inner in orders {
+            for threads in [1, 2] {
+                let mut nester = Nester {
+                    result: Output::new(),
+                    inner,
+                };
+                let results = EventQueue::new();
+                nester.result.connect_sink(&results);
+                let mailbox = Mailbox::new();
+                let address = mailbox.address();
+                let mut simu = SimInit::new()
+                    .with_threads(threads)
+                    .with_message_order(outer)
+                    .add_model(nester, mailbox, "nester")
+                    .add_sink(&results, "results")
+                    .init(SimTime::ZERO)
+                    .unwrap();
+                simu.process_event(Nester::ports().run, (), &address)
+                    .unwrap();
+                let case = format!("outer {outer:?}, inner {inner:?}, {threads} threads");
+                assert_eq!(results.take_all(), ["Ok(5)"], "{case}");
+            }
+        }
+    }
+}
+
+/// In the deterministic order, a connection to a model of another bench
+/// is reported with its sender on every send, also while the connection
+/// list stays unchecked (another of its recipients is in no bench yet).
+#[test]
+fn a_foreign_recipient_is_reported_with_its_sender() {
+    for threads in [1, 2] {
+        // A bench holding the adder that the passer must not reach.
+        let foreign_box = Mailbox::new();
+        let foreign = foreign_box.address();
+        let _other = SimInit::new()
+            .add_model(Adder { sum: 0 }, foreign_box, "adder")
+            .init(SimTime::ZERO)
+            .unwrap();
+        let never_added: Mailbox<Adder> = Mailbox::new();
+        let mut passer = Passer { out: Output::new() };
+        passer.out.connect(Adder::ports().take, &foreign);
+        passer
+            .out
+            .connect(Adder::ports().take, never_added.address());
+        let mailbox = Mailbox::new();
+        let address = mailbox.address();
+        let mut simu = SimInit::new()
+            .with_threads(threads)
+            .with_message_order(MessageOrder::Deterministic)
+            .add_model(passer, mailbox, "passer")
+            .init(SimTime::ZERO)
+            .unwrap();
+        for send in 0..2 {
+            let error = simu
+                .process_event(Passer::ports().go, 1, &address)
+                .unwrap_err();
+            let sender = match &error {
+                SimulationError::ForeignAddress { sender, .. }
+                | SimulationError::NoRecipient { sender, .. } => sender.clone(),
+                other => panic!("{other}"),
+            };
+            assert_eq!(
+                sender.as_deref(),
+                Some("passer"),
+                "send {send}, {threads} threads: {error}"
+            );
+        }
+    }
+}

@@ -109,7 +109,7 @@ impl<T: Send + 'static> Targets<T> {
             match target.check(bench) {
                 // (A recipient in no bench is not staged: its sends are
                 // dropped and reported by their sender, in any order.)
-                Check::Bound if staging && !target.is_staged() => {
+                Check::Bound if staging && !target.is_staged() && !target.refuses() => {
                     *target = Arc::new(StagedTarget(target.clone()));
                 }
                 Check::Bound => {}

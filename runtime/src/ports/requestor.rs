@@ -177,7 +177,9 @@ where
         match connection.check(bench) {
             // (A replier in no bench is not staged: its requests are
             // dropped and reported by their sender.)
-            Check::Bound if staging && !connection.is_staged() => wrap_staged(connection),
+            Check::Bound if staging && !connection.is_staged() && !connection.refuses() => {
+                wrap_staged(connection)
+            }
             Check::Bound => {}
             Check::Unbound => settled = false,
             Check::Foreign(report) => *connection = Box::new(ForeignReplier::new(report)),

@@ -47,6 +47,12 @@ pub(crate) trait Target<T>: Send + Sync {
         false
     }
 
+    /// Whether this connection refuses whatever it is sent (a recipient
+    /// of another bench): nothing to stage, and its sender reports it.
+    fn refuses(&self) -> bool {
+        false
+    }
+
     /// The recipient, for an error report (cold).
     fn describe(&self) -> String {
         "a sink".to_string()
@@ -138,6 +144,10 @@ impl<T> Target<T> for ForeignInput {
         self.recipient.clone()
     }
 
+    fn refuses(&self) -> bool {
+        true
+    }
+
     fn link(&self) -> (Recipient, Mapping) {
         (Recipient::Refused, Mapping::Direct)
     }
@@ -173,6 +183,12 @@ pub(crate) trait ReplierTarget<T, R>: Send + Sync {
     /// Whether this connection stages its requests (cold: a connection
     /// list's check wraps the others once).
     fn is_staged(&self) -> bool {
+        false
+    }
+
+    /// Whether this connection refuses every request (a replier of another
+    /// bench): nothing to stage, and its sender reports it.
+    fn refuses(&self) -> bool {
         false
     }
 
@@ -241,6 +257,10 @@ impl<T, R> ReplierTarget<T, R> for ForeignReplier {
     }
 
     fn is_misaddressed(&self) -> bool {
+        true
+    }
+
+    fn refuses(&self) -> bool {
         true
     }
 

@@ -39,7 +39,11 @@ use crate::staging::{Round, Stage};
 ///   the same order on 1, 2, 4 or any number of threads, so every
 ///   observable output is bit-identical. A send never waits for room in a
 ///   full mailbox in this mode (the bench's delivery takes what does not
-///   fit in an overflow), and costs a staging record per message.
+///   fit in an overflow), and costs a staging record per message. What
+///   reaches the bench from outside its models keeps its own order: a
+///   `Scheduler` handle shared by models schedules as the bench (origin 0,
+///   one counter for all), and a send from a thread outside the
+///   simulation is not staged (the `Injector` is the way in).
 ///
 /// See the guide's "Message order" section for the costs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
