@@ -98,10 +98,21 @@ pub(crate) struct Round {
 }
 
 impl Round {
-    /// Drops whatever the round still holds.
+    /// Drops whatever the round still holds: the keys first (which cannot
+    /// panic), so that a send's destructor that panics leaves no stale
+    /// key behind; the sends left (after a delivery panicked) in key
+    /// order, as they would have been delivered, whatever thread staged
+    /// them.
     pub(crate) fn clear(&mut self) {
-        self.staged.clear();
+        let order = std::mem::take(&mut self.order);
+        for &key in &order {
+            if let Some(staged) = self.staged.get_mut(Round::position(key)) {
+                drop(staged.deliver.take());
+            }
+        }
+        self.order = order;
         self.order.clear();
+        self.staged.clear();
     }
 
     /// Fills `order` with the sends in key order.

@@ -94,8 +94,10 @@ impl Simulation {
         };
         let outcome = self.rounds_with(&mut rounds, deadline);
         if outcome.is_err() {
-            rounds.stage.clear();
-            rounds.round.clear();
+            // What is left is dropped: destructors of the bench's values,
+            // which may panic too (the simulation has failed already).
+            let _ = catch_unwind(AssertUnwindSafe(|| rounds.round.clear()));
+            let _ = catch_unwind(AssertUnwindSafe(|| rounds.stage.clear()));
         }
         self.rounds = Some(rounds);
         outcome

@@ -11,6 +11,8 @@
 //! request with its reply slot, a large message) is boxed as before, and
 //! the box is what is stored in place.
 
+use std::cell::Cell;
+use std::marker::PhantomData;
 use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 
 /// Machine words a closure may take to be stored in place: a connection
@@ -36,11 +38,13 @@ pub(crate) struct Delivery {
     /// Reads the closure of the type stored out of `storage` and runs or
     /// drops it: `storage` holds a valid closure of that type until then.
     consume: unsafe fn(*mut Storage, Use),
+    /// Not `Sync`: the closure need not be (the fields alone would make
+    /// it so).
+    not_sync: PhantomData<Cell<()>>,
 }
 
 // SAFETY: a `Delivery` is only made from an `F: Send` (see `new`), and
-// moving it moves that closure; it is never shared, so `Sync` is not
-// needed.
+// moving it moves that closure. It is not `Sync` (`not_sync`).
 unsafe impl Send for Delivery {}
 
 /// True if an `F` can be kept in a [`Storage`].
@@ -87,6 +91,7 @@ impl Delivery {
         Delivery {
             storage,
             consume: consume::<F>,
+            not_sync: PhantomData,
         }
     }
 
@@ -179,5 +184,66 @@ mod tests {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| delivery.run()));
         assert!(outcome.is_err());
         assert_eq!(drops.load(Ordering::Relaxed), 1);
+    }
+
+    /// A value aligned beyond a word, which must be boxed (and stay
+    /// aligned) even though it is small.
+    #[repr(align(64))]
+    struct Aligned(u8);
+
+    #[test]
+    fn zero_sized_and_over_aligned_closures_run_where_they_belong() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        // Zero-sized: in place.
+        fn nothing() {}
+        assert!(fits_of(&nothing));
+        Delivery::new(nothing).run();
+        // Over-aligned: boxed, read at its alignment.
+        let aligned = Aligned(7);
+        let counter = runs.clone();
+        let over = move || {
+            assert_eq!(std::ptr::from_ref(&aligned) as usize % 64, 0);
+            assert_eq!(aligned.0, 7);
+            counter.fetch_add(1, Ordering::Relaxed);
+        };
+        assert!(!fits_of(&over));
+        Delivery::new(over).run();
+        assert_eq!(runs.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_panicking_boxed_delivery_drops_its_closure_once() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let counted = Counted(drops.clone());
+        let padding = [3u64; 8];
+        let delivery = Delivery::new(move || {
+            let _keep = (&counted, padding);
+            panic!("boom");
+        });
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| delivery.run()));
+        assert!(outcome.is_err());
+        assert_eq!(drops.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn deliveries_moved_in_a_growing_vec_run_on_another_thread() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let drops = Arc::new(AtomicUsize::new(0));
+        let mut deliveries = Vec::new();
+        for i in 0..64 {
+            // Half small, half large; the vector moves them as it grows.
+            let delivery = if i % 2 == 0 {
+                Delivery::new(counting(&runs, &drops, []))
+            } else {
+                Delivery::new(counting(&runs, &drops, [i; 8]))
+            };
+            deliveries.push(delivery);
+        }
+        deliveries.reverse();
+        std::thread::spawn(move || deliveries.into_iter().for_each(Delivery::run))
+            .join()
+            .unwrap();
+        assert_eq!(runs.load(Ordering::Relaxed), 64);
+        assert_eq!(drops.load(Ordering::Relaxed), 64);
     }
 }
