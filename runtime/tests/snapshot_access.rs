@@ -12,7 +12,7 @@
 //! counts itself.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
 
@@ -229,6 +229,9 @@ fn a_message_sent_from_outside_is_handled_before_a_save_succeeds() {
     }
 }
 
+/// Sends relayed by every `Relay` so far (the test waits on it).
+static RELAYED: AtomicU64 = AtomicU64::new(0);
+
 /// Forwards what it gets to a tally.
 #[model(save)]
 #[derive(Debug)]
@@ -245,6 +248,7 @@ impl Relay {
     pub async fn add(&mut self, n: u64) {
         self.relayed += 1;
         self.out.send(n).await;
+        RELAYED.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -268,16 +272,36 @@ fn messages_staged_since_the_last_call_are_not_lost_by_a_save() {
             .add_model(Tally { total: 0, count: 0 }, tally_box, "tally");
         (init, relay, tally)
     };
+    // On one thread the relay waits for the next call: the save refuses
+    // its waiting message. On four, a worker runs it between calls: the
+    // save refuses what it staged.
     for threads in [1, 4] {
         let (init, relay, tally) = bench(threads);
         let mut simu = init.init(SimTime::ZERO).unwrap();
         let mut output = Output::new();
         output.connect(Relay::ports().add, &relay);
+        let before = RELAYED.load(Ordering::SeqCst);
         send_from_outside(&mut output, 3);
-        // On several threads a worker runs the relay now, staging its
-        // send; on one, the relay waits for the next call.
-        let (snapshot, refused) = save_once_settled(&mut simu, &tally);
-        assert!(refused >= 1 || threads > 1, "{threads} threads");
+        if threads > 1 {
+            while RELAYED.load(Ordering::SeqCst) == before {
+                std::thread::yield_now();
+            }
+        }
+        let refused = simu.save(&mut Vec::new()).unwrap_err();
+        match (&refused, threads) {
+            (SaveError::State { model, error }, 1) => {
+                assert_eq!(model, "relay");
+                assert!(error.message.contains("wait in its mailbox"), "{refused}");
+            }
+            (SaveError::Staged { messages: 1 }, 4) => {}
+            // The worker may not have left the method yet.
+            (SaveError::State { model, error }, 4) if model == "relay" => {
+                assert!(error.message.contains("middle of a method"), "{refused}");
+            }
+            _ => panic!("{threads} threads: {refused}"),
+        }
+        // A call delivers it; the next save holds it.
+        let (snapshot, _) = save_once_settled(&mut simu, &tally);
         let (init, _, restored_tally) = bench(threads);
         let mut restored = init.restore(snapshot.as_slice()).unwrap();
         let read =

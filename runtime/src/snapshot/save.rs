@@ -107,14 +107,6 @@ impl Simulation {
         if inputs > 0 {
             return Err(SaveError::PendingInput { inputs });
         }
-        // What a thread outside the simulation sent since the last call,
-        // and what the models it woke sent in turn, waits for a call that
-        // runs the models: a snapshot would lose it. (Not run here: the
-        // models would run while that thread may still be sending.)
-        let messages = self.staged_messages();
-        if messages > 0 {
-            return Err(SaveError::Staged { messages });
-        }
         // The connections do not change once the bench is built: their
         // checksums are computed at the first save.
         if registry.connections.is_none() {
@@ -126,6 +118,16 @@ impl Simulation {
         let events = pending_events(self, &handles)?;
         let mut state_bytes = Vec::with_capacity(handles.len() * STATE_ESTIMATE);
         let states = model_states(registry, &handles, &events.keys, &mut state_bytes)?;
+        // What a thread outside the simulation sent since the last call,
+        // and what the models it woke sent in turn, waits for a call that
+        // runs the models: a snapshot would lose it. (Looked at once the
+        // states are read, so that a model that staged while they were
+        // read is seen; not run here, as the models would run while that
+        // thread may still be sending.)
+        let messages = self.staged_messages();
+        if messages > 0 {
+            return Err(SaveError::Staged { messages });
+        }
         let (types, type_of) = type_table(registry, &handles);
         let connections = registry.connections.as_deref().unwrap_or_default();
         let models = registry
