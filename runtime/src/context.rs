@@ -58,7 +58,8 @@ impl<M: Model> Context<M> {
         self.core.time()
     }
 
-    /// This model instance's name, as given to `SimInit::add_model`.
+    /// This model instance's path: its name as given to `add_model`, after
+    /// the paths of the composites it is in (`sat/power/battery`).
     pub fn name(&self) -> &str {
         // The mailbox is bound before its context is made: never empty.
         self.address().name().unwrap_or_default()

@@ -96,6 +96,17 @@ impl Executor {
         }
     }
 
+    /// The models that are neither finished nor waiting on an empty
+    /// mailbox, in spawn order: what a run that timed out left busy (a
+    /// model in one of its methods, or with messages waiting). Cold: only
+    /// a timeout's report asks.
+    pub(crate) fn busy(&self) -> Vec<TaskMeta> {
+        match self {
+            Executor::St(e) => e.busy(),
+            Executor::Mt(e) => e.busy(),
+        }
+    }
+
     /// Gives back the memory of queues that grew with the number of tasks
     /// woken at once. The first run polls every model: without this, a
     /// bench of 10⁶ idle models would keep ~24 MB of empty queues.

@@ -82,8 +82,8 @@ pub use ports::{
 };
 pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError, ZeroDelay};
 pub use simulation::{
-    BlockedModel, MessageOrder, MissingConnection, Progress, SimInit, Simulation, SimulationError,
-    WaitingFor,
+    BlockedModel, BusyModel, MessageOrder, MissingConnection, Progress, SimInit, Simulation,
+    SimulationError, WaitingFor,
 };
 #[cfg(feature = "save")]
 pub use snapshot::{RestoreError, SaveError};

@@ -28,7 +28,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use error::{BlockedModel, MissingConnection, SimulationError, WaitingFor};
+pub use error::{BlockedModel, BusyModel, MissingConnection, SimulationError, WaitingFor};
 pub use init::SimInit;
 pub use ordered::MessageOrder;
 pub use progress::Progress;
@@ -632,6 +632,7 @@ impl Simulation {
             RunError::Timeout => SimulationError::Timeout {
                 time: self.time(),
                 limit: self.timeout.unwrap_or_default(),
+                busy: self.executor.busy().into_iter().map(busy_model).collect(),
             },
             RunError::Panic { meta, message } => SimulationError::ModelPanic {
                 time: self.time(),
@@ -802,6 +803,15 @@ fn misaddressed_error(sender: Option<String>, misaddressed: Misaddressed) -> Sim
             port,
             kind,
         },
+    }
+}
+
+/// How a timeout's report shows a model that was not done.
+fn busy_model(meta: TaskMeta) -> BusyModel {
+    BusyModel {
+        model: meta.name.to_string(),
+        model_type: meta.model_type,
+        pending_messages: meta.mailbox.as_ref().map_or(0, |m| m.pending()),
     }
 }
 

@@ -542,45 +542,6 @@ impl Composite for BankPair {
 // Errors name models by path
 // ---------------------------------------------------------------------------
 
-/// A one-model composite: whatever model it is given, under `name`.
-struct Wrap<M: Model> {
-    model: M,
-    mailbox: Mailbox<M>,
-    name: &'static str,
-}
-
-impl<M: Model> Wrap<M> {
-    fn new(model: M, name: &'static str) -> Self {
-        Wrap {
-            model,
-            mailbox: Mailbox::new(),
-            name,
-        }
-    }
-
-    fn address(&self) -> Address<M> {
-        self.mailbox.address()
-    }
-}
-
-impl<M: Model> Composite for Wrap<M> {
-    fn build(self, cx: &mut BuildContext<'_>) {
-        cx.add_model(self.model, self.mailbox, self.name);
-    }
-}
-
-/// A composite holding one composite under a name (to nest [`Wrap`]).
-struct Nest<C: Composite> {
-    inner: C,
-    name: &'static str,
-}
-
-impl<C: Composite> Composite for Nest<C> {
-    fn build(self, cx: &mut BuildContext<'_>) {
-        cx.add_composite(self.inner, self.name);
-    }
-}
-
 /// Panics on every input.
 #[model]
 struct Fuse {}
@@ -742,4 +703,15 @@ fn misaddressed_messages_name_the_sender_and_recipient_by_path() {
             if sender == "second/emitter"),
         "{error:?}"
     );
+
+    // Scheduled into the second bench for the first bench's model.
+    let scheduled = second
+        .scheduler()
+        .schedule(t(1), Recorder::ports().input, 1, &foreign)
+        .unwrap_err();
+    assert!(
+        matches!(&scheduled, SchedulingError::ForeignAddress { model, .. } if model == "first/rec"),
+        "{scheduled:?}"
+    );
+    assert!(scheduled.to_string().contains("`first/rec`"), "{scheduled}");
 }

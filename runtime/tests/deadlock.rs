@@ -244,6 +244,53 @@ fn full_mailboxes_in_a_cycle_are_a_deadlock() {
 }
 
 #[test]
+fn a_deadlock_on_mailbox_space_names_the_models_by_path() {
+    let (a_mbox, b_mbox) = (Mailbox::with_capacity(1), Mailbox::with_capacity(1));
+    let mut a = Burst { out: Output::new() };
+    let mut b = Burst { out: Output::new() };
+    a.out.connect(Burst::ports().input, &b_mbox);
+    b.out.connect(Burst::ports().input, &a_mbox);
+    let addr = a_mbox.address();
+    let mut simu = start(
+        sim_init()
+            .add_composite(Nest::new(Wrap::with_mailbox(a, a_mbox, "a"), "in"), "left")
+            .add_composite(Wrap::with_mailbox(b, b_mbox, "b"), "right"),
+    );
+
+    let error = simu
+        .process_event(Burst::ports().input, 0, &addr)
+        .unwrap_err();
+    let mut blocked: Vec<_> = models_of(&error)
+        .into_iter()
+        .map(|m| (m.model, m.waiting_for))
+        .collect();
+    blocked.sort_by(|x, y| x.0.cmp(&y.0));
+    assert_eq!(
+        blocked,
+        [
+            (
+                "left/in/a".to_string(),
+                WaitingFor::MailboxSpace {
+                    of: "right/b".into()
+                }
+            ),
+            (
+                "right/b".to_string(),
+                WaitingFor::MailboxSpace {
+                    of: "left/in/a".into()
+                }
+            ),
+        ]
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("`left/in/a` (Burst) waits for room in the full mailbox of `right/b`"),
+        "{error}"
+    );
+}
+
+#[test]
 fn zero_capacity_mailbox_holds_one_message() {
     // `with_capacity(0)` is documented as "at least one": a chain through
     // such mailboxes still works.

@@ -385,6 +385,27 @@ fn panicking_source(log: &Log<u32>) -> (Simulation, EventSource<u32>) {
 }
 
 #[test]
+fn an_event_panic_names_the_recipient_by_path() {
+    let log = Log::new();
+    let sink = Wrap::new(Recorder::new(&log), "sink");
+    let mut source = EventSource::<u32>::new();
+    source.map_connect(
+        |n: u32| {
+            assert!(n != 13, "cannot map {n}");
+            n
+        },
+        Recorder::ports().input,
+        &sink.address(),
+    );
+    let mut simu = start(sim_init().add_composite(Nest::new(sink, "io"), "sys"));
+    let error = simu.process(source.event(13)).unwrap_err();
+    let SimulationError::EventPanic { event, .. } = &error else {
+        panic!("expected an event panic, got {error:?}");
+    };
+    assert!(event.contains("of model `sys/io/sink`"), "{event}");
+}
+
+#[test]
 fn a_panicking_map_of_a_source_is_reported_naming_it() {
     let log = Log::new();
     let (mut simu, source) = panicking_source(&log);

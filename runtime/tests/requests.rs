@@ -408,6 +408,36 @@ fn replier_may_answer_later_from_another_message() {
 }
 
 #[test]
+fn no_reply_names_the_replier_by_path() {
+    let moody = Wrap::new(
+        Moody {
+            out: Output::new(),
+            stash: None,
+        },
+        "moody",
+    );
+    let address = moody.address();
+    let mut simu = start(sim_init().add_composite(Nest::new(moody, "crew"), "sat"));
+    let error = simu
+        .process_query(Moody::ports().ask, 5, &address)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        SimulationError::NoReply {
+            model: "sat/crew/moody".to_string(),
+            model_type: "Moody",
+            port: "ask",
+        }
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("replier `ask` of model `sat/crew/moody` (Moody)"),
+        "{error}"
+    );
+}
+
+#[test]
 fn bench_query_to_a_replier_that_drops_its_reply_sender_is_no_reply() {
     let moody_mbox = Mailbox::new();
     let moody = moody_mbox.address();

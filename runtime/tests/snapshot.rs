@@ -680,6 +680,47 @@ fn a_model_missing_from_the_snapshot_or_extra_in_it_is_named() {
     );
 }
 
+/// A bench of one `Holder` at `sat/{level}/battery`, or of one `OtherLog`
+/// there.
+fn battery_bench(level: &'static str, holder: bool) -> SimInit {
+    let init = SimInit::new();
+    if holder {
+        let battery = Wrap::new(Holder { count: 0 }, "battery");
+        init.add_composite(Nest::new(battery, level), "sat")
+    } else {
+        let other = OtherLog {
+            seen: Output::new(),
+            timeout: None,
+            periodic: None,
+        };
+        init.add_composite(Nest::new(Wrap::new(other, "battery"), level), "sat")
+    }
+}
+
+#[test]
+fn restore_errors_name_models_inside_composites_by_path() {
+    let mut simu = battery_bench("power", true).init(SimTime::ZERO).unwrap();
+    let mut snapshot = Vec::new();
+    simu.save(&mut snapshot).unwrap();
+
+    // A composite renamed: the saved model is not in the bench.
+    let error = restore_into(battery_bench("pwr", true), &snapshot);
+    assert!(
+        matches!(&error, RestoreError::UnknownModel { model, .. } if model == "sat/power/battery")
+            || matches!(&error, RestoreError::MissingModel { model, .. } if model == "sat/pwr/battery"),
+        "{error:?}"
+    );
+    // Another type at the same path.
+    let error = restore_into(battery_bench("power", false), &snapshot);
+    assert!(
+        matches!(&error, RestoreError::TypeMismatch { model, .. } if model == "sat/power/battery"),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("`sat/power/battery`"), "{error}");
+    // The same bench restores.
+    assert!(battery_bench("power", true).restore(snapshot.as_slice()).is_ok());
+}
+
 /// `Log` as a later version of the code might have it (its ports are
 /// never used here).
 #[allow(dead_code)]

@@ -5,12 +5,14 @@
 mod common;
 use common::*;
 
+use causim::BusyModel;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
-/// Two forwarders connected in a loop; returns the simulation and the
-/// address of the first.
+/// Two forwarders connected in a loop, each in a composite (`a/ping`,
+/// `b/pong`); returns the simulation and the address of the first.
 fn ping_pong(timeout: Duration) -> (Simulation, Address<Forwarder<u64>>) {
     let (ping_mbox, pong_mbox) = (Mailbox::new(), Mailbox::new());
     let mut ping = Forwarder::<u64>::new();
@@ -22,8 +24,8 @@ fn ping_pong(timeout: Duration) -> (Simulation, Address<Forwarder<u64>>) {
     let addr = ping_mbox.address();
     let simu = sim_init()
         .with_timeout(timeout)
-        .add_model(ping, ping_mbox, "ping")
-        .add_model(pong, pong_mbox, "pong")
+        .add_composite(Wrap::with_mailbox(ping, ping_mbox, "ping"), "a")
+        .add_composite(Wrap::with_mailbox(pong, pong_mbox, "pong"), "b")
         .init(SimTime::ZERO)
         .unwrap();
     (simu, addr)
@@ -38,13 +40,18 @@ fn endless_zero_delay_ping_pong_times_out() {
         .process_event(Forwarder::ports().input, 0, &addr)
         .unwrap_err();
     let elapsed = started.elapsed();
-    assert_eq!(
-        error,
-        SimulationError::Timeout {
-            time: SimTime::ZERO,
-            limit
-        }
-    );
+    let SimulationError::Timeout { time, limit: l, busy } = &error else {
+        panic!("expected a timeout, got {error:?}");
+    };
+    assert_eq!((*time, *l), (SimTime::ZERO, limit));
+    // The message in flight is in a method or a mailbox of one of the two
+    // (of both, while one sends to the other), named by path.
+    assert!(!busy.is_empty() && busy.len() <= 2, "{busy:?}");
+    for model in busy {
+        assert!(["a/ping", "b/pong"].contains(&model.model.as_str()), "{model:?}");
+        assert_eq!(model.model_type, "Forwarder<u64>");
+    }
+    assert!(error.to_string().contains("still busy: `"), "{error}");
     assert!(error.is_fatal());
     assert!(elapsed >= limit, "returned before the limit: {elapsed:?}");
     assert!(elapsed < Duration::from_secs(10), "took {elapsed:?}");
@@ -197,11 +204,11 @@ fn runaway_bench(
         released: released.clone(),
         started: started.clone(),
     };
-    let mbox = Mailbox::new();
-    let addr = mbox.address();
+    let runaway = Wrap::new(model, "runaway");
+    let addr = runaway.address();
     let simu = sim_init()
         .with_timeout(limit)
-        .add_model(model, mbox, "runaway")
+        .add_composite(runaway, "rig")
         .init(SimTime::ZERO)
         .unwrap();
     (simu, addr, released, started)
@@ -246,15 +253,35 @@ fn check_runaway(port: InputPort<Runaway, ()>) {
     );
     assert!(started.load(Ordering::Acquire));
     assert!(elapsed >= limit, "returned before the limit: {elapsed:?}");
+    let SimulationError::Timeout { busy, .. } = &error else {
+        unreachable!()
+    };
     if threads() == 1 {
-        // The method returned first, then the timeout was seen.
+        // The method returned first, then the timeout was seen: nothing is
+        // left busy.
+        assert_eq!(busy, &[]);
         assert!(released.load(Ordering::Acquire));
         assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
         assert!(timed_drop(simu, Duration::from_secs(10)).is_some());
         return;
     }
-    // The method is still running: the watchdog fired on its own.
+    // The method is still running: the watchdog fired on its own, and
+    // names the model it interrupted.
     assert!(!released.load(Ordering::Acquire));
+    assert_eq!(
+        busy,
+        &[BusyModel {
+            model: "rig/runaway".into(),
+            model_type: "Runaway",
+            pending_messages: 0,
+        }]
+    );
+    assert!(
+        error
+            .to_string()
+            .ends_with("; still busy: `rig/runaway` (Runaway) with 0 message(s) pending"),
+        "{error}"
+    );
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
     let dropped = timed_drop(simu, Duration::from_secs(10));
     released.store(true, Ordering::Release);
@@ -313,6 +340,14 @@ fn a_call_made_of_many_short_steps_times_out() {
         .recv_timeout(Duration::from_secs(30))
         .expect("`run` did not time out");
     assert!(clock.elapsed() >= limit);
-    assert_eq!(error, SimulationError::Timeout { time, limit });
+    // Out of time between two steps: no model was left busy.
+    assert_eq!(
+        error,
+        SimulationError::Timeout {
+            time,
+            limit,
+            busy: Vec::new()
+        }
+    );
     assert!(time > t(1), "{time:?}");
 }

@@ -175,6 +175,30 @@ fn rounds_chain_within_one_step_without_moving_the_clock() {
 }
 
 #[test]
+fn a_zero_delay_limit_names_the_models_by_path() {
+    let log = Log::new();
+    let mut actor = Actor::new(&log);
+    actor.chain = u32::MAX;
+    let looper = Wrap::new(actor, "looper");
+    let address = looper.address();
+    let mut simu = start(
+        sim_init()
+            .with_zero_delay_rounds(10)
+            .add_composite(Nest::new(looper, "ctl"), "sys"),
+    );
+    simu.scheduler()
+        .schedule(t(1), Actor::ports().plan, "spin".to_string(), &address)
+        .unwrap();
+    let error = simu.step().unwrap_err();
+    let SimulationError::ZeroDelayLimit { pending, .. } = &error else {
+        panic!("expected ZeroDelayLimit, got {error:?}");
+    };
+    assert_eq!(pending.len(), 1);
+    assert!(pending[0].contains("model `sys/ctl/looper`"), "{}", pending[0]);
+    assert!(error.to_string().contains("`sys/ctl/looper`"), "{error}");
+}
+
+#[test]
 fn a_zero_delay_loop_stops_at_the_limit_and_loses_nothing() {
     let log = Log::new();
     let mut actor = Actor::new(&log);

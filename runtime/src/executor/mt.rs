@@ -195,6 +195,31 @@ impl Executor {
         self.every_stuck()
     }
 
+    /// The models neither finished nor waiting on an empty mailbox, in
+    /// spawn order (bench tasks left out). Unlike
+    /// [`stuck`](Executor::stuck), workers may still be polling: a timeout
+    /// does not wait for a method that does not return. What it reads are
+    /// atomics, so what it reports is each mailbox's state at one instant.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn busy(&self) -> Vec<TaskMeta> {
+        self.tasks
+            .iter()
+            .filter(|task| !task.is_done())
+            .filter_map(|task| {
+                // SAFETY: called on the executor's owner's thread through
+                // `&self`, so no `release_probe` (which needs `&mut
+                // Executor`) runs meanwhile.
+                unsafe {
+                    task.with_probe(|probe| {
+                        (probe.has_mailbox() && !probe.is_idle()).then(|| TaskMeta::of(probe))
+                    })
+                }
+                .flatten()
+            })
+            .collect()
+    }
+
     /// Every stuck task, in spawn order (a deadlock: cold).
     #[cold]
     #[inline(never)]

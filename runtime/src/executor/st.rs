@@ -310,6 +310,19 @@ impl Executor {
         }
     }
 
+    /// The models neither finished nor waiting on an empty mailbox, in
+    /// task order (bench tasks, which have no mailbox, left out).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn busy(&self) -> Vec<TaskMeta> {
+        self.tasks
+            .iter()
+            .flatten()
+            .filter(|task| task.probe.has_mailbox() && !task.probe.is_idle())
+            .map(|task| TaskMeta::of(&task.probe))
+            .collect()
+    }
+
     /// Tasks that are neither finished nor waiting on an empty mailbox.
     /// Only the [`candidates`](Executor::candidates) are looked at; the
     /// result is in task order.

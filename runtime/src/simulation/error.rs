@@ -61,6 +61,11 @@ pub enum SimulationError {
         time: SimTime,
         /// The limit that was exceeded.
         limit: Duration,
+        /// The models that were not done when it was interrupted, in the
+        /// order they were added: each was in one of its methods (a
+        /// runaway loop, or waiting) or had messages waiting. Empty when
+        /// the call ran out of time between steps.
+        busy: Vec<BusyModel>,
     },
     /// Zero-delay events kept coming at one time: the time step ran its
     /// limit of rounds (`SimInit::with_zero_delay_rounds`, 10 000 by
@@ -194,6 +199,17 @@ pub struct BlockedModel {
     pub waiting_for: WaitingFor,
 }
 
+/// A model that was not done when a call timed out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BusyModel {
+    /// The model instance, by its path.
+    pub model: String,
+    /// The model type.
+    pub model_type: &'static str,
+    /// Messages waiting in its mailbox.
+    pub pending_messages: usize,
+}
+
 /// What a blocked model waits for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WaitingFor {
@@ -259,10 +275,17 @@ impl fmt::Display for SimulationError {
                 event,
                 message,
             } => write!(f, "the bench's code panicked at {time} while delivering {event}: {message}"),
-            SimulationError::Timeout { time, limit } => write!(
-                f,
-                "simulation call timed out after {limit:?} of wall-clock time, at simulation time {time}"
-            ),
+            SimulationError::Timeout { time, limit, busy } => {
+                write!(
+                    f,
+                    "simulation call timed out after {limit:?} of wall-clock time, at simulation time {time}"
+                )?;
+                for (i, m) in busy.iter().enumerate() {
+                    f.write_str(if i == 0 { "; still busy: " } else { ", " })?;
+                    write!(f, "{m}")?;
+                }
+                Ok(())
+            }
             SimulationError::ZeroDelayLimit {
                 time,
                 rounds,
@@ -399,6 +422,16 @@ impl fmt::Display for BlockedModel {
             WaitingFor::Other => f.write_str("waits on a future outside the simulation")?,
         }
         write!(f, " with {} message(s) pending", self.pending_messages)
+    }
+}
+
+impl fmt::Display for BusyModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` ({}) with {} message(s) pending",
+            self.model, self.model_type, self.pending_messages
+        )
     }
 }
 

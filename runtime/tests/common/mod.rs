@@ -11,6 +11,10 @@
 //!   the tests' own models. (The hand-written `Model` path is covered by
 //!   `macro_vs_hand.rs` and the `model` module's doctest.)
 //!
+//! - [`Wrap`] and [`Nest`]: composites that put any model, or any
+//!   composite, under a name, for the tests that check an error names a
+//!   model by its path.
+//!
 //! Each test binary uses a different subset of this module.
 #![allow(dead_code, unused_imports)]
 
@@ -313,5 +317,63 @@ impl Mutual {
     #[replier]
     pub async fn ask(&mut self, n: u32) -> u32 {
         self.req.send(n + 1).await.sum()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Composites, for paths
+// ---------------------------------------------------------------------------
+
+/// A one-model composite: whatever model it is given, under `name`.
+pub struct Wrap<M: Model> {
+    model: M,
+    mailbox: Mailbox<M>,
+    name: &'static str,
+}
+
+impl<M: Model> Wrap<M> {
+    pub fn new(model: M, name: &'static str) -> Self {
+        Wrap {
+            model,
+            mailbox: Mailbox::new(),
+            name,
+        }
+    }
+
+    /// The same, with the mailbox given (to choose its capacity).
+    pub fn with_mailbox(model: M, mailbox: Mailbox<M>, name: &'static str) -> Self {
+        Wrap {
+            model,
+            mailbox,
+            name,
+        }
+    }
+
+    pub fn address(&self) -> Address<M> {
+        self.mailbox.address()
+    }
+}
+
+impl<M: Model> Composite for Wrap<M> {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        cx.add_model(self.model, self.mailbox, self.name);
+    }
+}
+
+/// A composite holding one composite under a name (to nest [`Wrap`]).
+pub struct Nest<C: Composite> {
+    pub inner: C,
+    pub name: &'static str,
+}
+
+impl<C: Composite> Nest<C> {
+    pub fn new(inner: C, name: &'static str) -> Self {
+        Nest { inner, name }
+    }
+}
+
+impl<C: Composite> Composite for Nest<C> {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        cx.add_composite(self.inner, self.name);
     }
 }
