@@ -1,5 +1,6 @@
 //! The bench's topology: every connection made appears exactly once, with
-//! its kind and mapping, from `SimInit::topology` and, unchanged, from
+//! its kind and mapping (through composites nested three deep too), from
+//! `SimInit::topology` and, unchanged, from
 //! `Simulation::topology` after the bench ran; a hand-written model that
 //! does not list its connections shows its ports and no connection.
 
@@ -7,7 +8,7 @@ mod common;
 use common::*;
 
 use causim::model::{ModelMetadata, PortKind, PortMetadata};
-use causim::ports::{QuerySource, UniRequestor};
+use causim::ports::{InputRef, QuerySource, ReplierRef, UniRequestor};
 use causim::topology::{ConnectionKind, Endpoint, Mapping, Topology};
 use proptest::prelude::*;
 
@@ -185,6 +186,157 @@ fn every_connection_made_appears_exactly_once() {
     assert_eq!(replies.len(), 2);
     assert!(!named_sink.is_empty() && unnamed_sink.peek().is_some());
     assert_eq!(simu.topology(), before);
+}
+
+/// Level 3 of a nested bench: `a` feeding `b`. Exposes `a.tick`,
+/// `b.read` and `b.out`.
+struct Cell {
+    a: Node,
+    a_mailbox: Mailbox<Node>,
+    b: Node,
+    b_mailbox: Mailbox<Node>,
+}
+
+impl Cell {
+    fn new() -> Self {
+        let (mut a, b_mailbox) = (Node::new(), Mailbox::new());
+        a.out.connect(Node::ports().tick, &b_mailbox);
+        Cell {
+            a,
+            a_mailbox: Mailbox::new(),
+            b: Node::new(),
+            b_mailbox,
+        }
+    }
+
+    fn tick(&self) -> InputRef<Node, u32> {
+        InputRef::new(Node::ports().tick, &self.a_mailbox)
+    }
+
+    fn read(&self) -> ReplierRef<Node, u32, u32> {
+        ReplierRef::new(Node::ports().read, &self.b_mailbox)
+    }
+
+    fn out(&mut self) -> &mut Output<u32> {
+        &mut self.b.out
+    }
+}
+
+impl Composite for Cell {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        cx.add_model(self.a, self.a_mailbox, "a")
+            .add_model(self.b, self.b_mailbox, "b");
+    }
+}
+
+/// Level 2: cell `c1` feeding cell `c2` through a map. Exposes `c1`'s
+/// tick, `c2`'s read and out.
+struct Block {
+    c1: Cell,
+    c2: Cell,
+}
+
+impl Block {
+    fn new() -> Self {
+        let (mut c1, c2) = (Cell::new(), Cell::new());
+        c1.out().map_connect_to(|x| x + 1, &c2.tick());
+        Block { c1, c2 }
+    }
+}
+
+impl Composite for Block {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        cx.add_composite(self.c1, "c1").add_composite(self.c2, "c2");
+    }
+}
+
+/// Level 1: a block and a prober asking the block's exposed replier.
+struct Top {
+    block: Block,
+    probe: Prober,
+    probe_mailbox: Mailbox<Prober>,
+}
+
+impl Composite for Top {
+    fn build(self, cx: &mut BuildContext<'_>) {
+        cx.add_composite(self.block, "blk")
+            .add_model(self.probe, self.probe_mailbox, "probe");
+    }
+}
+
+#[test]
+fn connections_through_nested_composites_appear_exactly_once() {
+    use ConnectionKind::{Event, Request};
+    use Mapping::{Direct, FilterMap, Map};
+    let mut block = Block::new();
+    let (tick, read) = (block.c1.tick(), block.c2.read());
+    let values = EventQueue::new();
+    block.c2.out().connect_sink(&values);
+    let top = Top {
+        block,
+        probe: Prober {
+            probe: UniRequestor::to(&read),
+        },
+        probe_mailbox: Mailbox::new(),
+    };
+    // The bench outside: a flat model, an event source and a query
+    // source, all through the exposed ports.
+    let mut outer = Node::new();
+    outer.ask.connect_to(&read);
+    outer
+        .out
+        .filter_map_connect_to(|x| (x > 0).then_some(x), &tick);
+    let mut events = EventSource::new();
+    events.connect_to(&tick);
+    let mut queries = QuerySource::<u32, u32>::new();
+    queries.connect_to(&read);
+    let init = sim_init()
+        .add_composite(top, "sys")
+        .add_model(outer, Mailbox::new(), "outer")
+        .add_event_source(&events, "ticks")
+        .add_query_source(&queries, "queries")
+        .add_sink(&values, "values");
+
+    let mut expected = vec![
+        made("sys/blk/c1/a.out", "sys/blk/c1/b.tick", Event, Direct),
+        made("sys/blk/c2/a.out", "sys/blk/c2/b.tick", Event, Direct),
+        made("sys/blk/c1/b.out", "sys/blk/c2/a.tick", Event, Map),
+        made("sys/blk/c2/b.out", "values", Event, Direct),
+        made("sys/probe.probe", "sys/blk/c2/b.read", Request, Direct),
+        made("outer.ask", "sys/blk/c2/b.read", Request, Direct),
+        made("outer.out", "sys/blk/c1/a.tick", Event, FilterMap),
+        made("ticks", "sys/blk/c1/a.tick", Event, Direct),
+        made("queries", "sys/blk/c2/b.read", Request, Direct),
+    ];
+    expected.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    let topology = init.topology();
+    assert_eq!(named(&topology), expected);
+
+    // The clusters, each in its parent.
+    let clusters: Vec<(&str, Option<&str>)> = topology
+        .composites()
+        .iter()
+        .map(|c| {
+            let parent = c.parent.map(|p| topology.composites()[p].path.as_str());
+            (c.path.as_str(), parent)
+        })
+        .collect();
+    assert_eq!(
+        clusters,
+        [
+            ("sys", None),
+            ("sys/blk", Some("sys")),
+            ("sys/blk/c1", Some("sys/blk")),
+            ("sys/blk/c2", Some("sys/blk")),
+        ]
+    );
+
+    // The connections work, and the simulation shows the same graph.
+    let mut simu = start(init);
+    simu.process(events.event(1)).unwrap();
+    assert_eq!(values.len(), 1);
+    assert_eq!(simu.process_query_from(&mut queries, 0).unwrap().len(), 1);
+    assert_eq!(simu.topology(), topology);
 }
 
 #[test]
