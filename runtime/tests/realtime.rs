@@ -12,7 +12,21 @@ use causim::ports::{InputRef, ReplierRef};
 use causim::realtime::{
     Clock, InjectError, InvalidSpeed, Lateness, ManualClock, ReplyError, SystemClock,
 };
-use causim::ZeroDelay;
+use causim::realtime::{Injector, PendingReply};
+use causim::{TimeView, ZeroDelay};
+
+// The handles documented as usable from any thread, while another runs
+// the simulation: a field that is not `Send` or `Sync` fails this build.
+const _: () = {
+    const fn for_any_thread<T: Clone + Send + Sync>() {}
+    const fn movable<T: Send>() {}
+    for_any_thread::<Injector>();
+    for_any_thread::<Scheduler>();
+    for_any_thread::<TimeView>();
+    for_any_thread::<ManualClock>();
+    for_any_thread::<SystemClock>();
+    movable::<PendingReply<u32>>();
+};
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -261,17 +275,50 @@ fn input_from_many_threads_is_all_applied_each_threads_in_its_order() {
         sender.join().unwrap();
     }
     simu.step().unwrap();
-    let values = log.values_of("rec");
-    assert_eq!(values.len(), 1_000);
-    for thread in 0..4u32 {
+    assert_each_threads_input_in_order(&log.values_of("rec"), 4, 250);
+}
+
+/// Checks that `values` holds the `per_thread` values of each of `threads`
+/// injecting threads (thread `n` sent `n * 1000 + i`, `i` from 0), each
+/// thread's in the order it sent them.
+fn assert_each_threads_input_in_order(values: &[u32], threads: u32, per_thread: u32) {
+    assert_eq!(values.len(), (threads * per_thread) as usize, "input lost");
+    for thread in 0..threads {
         let own: Vec<u32> = values
             .iter()
             .copied()
             .filter(|v| v / 1_000 == thread)
             .collect();
-        let expected: Vec<u32> = (0..250).map(|i| thread * 1_000 + i).collect();
+        let expected: Vec<u32> = (0..per_thread).map(|i| thread * 1_000 + i).collect();
         assert_eq!(own, expected, "thread {thread}'s input out of order");
     }
+}
+
+#[test]
+fn threads_sharing_one_injector_by_reference_have_all_input_applied_each_in_its_order() {
+    let log = Log::new();
+    let (input, init) = recorder_bench(&log);
+    let mut simu = start(init.with_tick(ms(1)));
+    // One injector and one port, borrowed by every thread: no clones.
+    let injector = simu.injector();
+    let (injector, input) = (&injector, &input);
+    std::thread::scope(|scope| {
+        let senders: Vec<_> = (0..4u32)
+            .map(|thread| {
+                scope.spawn(move || {
+                    for i in 0..250 {
+                        injector.send(input, thread * 1_000 + i).unwrap();
+                    }
+                })
+            })
+            .collect();
+        // Step while they inject.
+        while senders.iter().any(|sender| !sender.is_finished()) {
+            simu.step().unwrap();
+        }
+    });
+    simu.step().unwrap();
+    assert_each_threads_input_in_order(&log.values_of("rec"), 4, 250);
 }
 
 #[test]
@@ -333,6 +380,71 @@ fn injection_errors_name_the_port_and_a_dropped_simulation_refuses_input() {
 }
 
 #[test]
+fn a_query_to_a_replier_never_added_is_refused_naming_the_port_and_model_type() {
+    let (_, init) = recorder_bench(&Log::new());
+    let mut simu = start(init);
+    let injector = simu.injector();
+    let never_added = Mailbox::<Replier<u32, u32>>::new();
+    let stray = ReplierRef::new(Replier::<u32, u32>::ports().reply, &never_added);
+    let error = injector.query(&stray, 1).unwrap_err();
+    assert_eq!(
+        error,
+        InjectError::NoRecipient {
+            model_type: "Replier<u32, u32>",
+            port: "reply",
+            kind: PortKind::Replier,
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "cannot inject into replier `reply` of a `Replier<u32, u32>` whose mailbox was never \
+         added to the bench"
+    );
+    // Refused, not queued: the simulation goes on.
+    simu.step_until(t(1)).unwrap();
+}
+
+#[test]
+fn a_query_to_another_benchs_replier_is_refused_naming_its_path() {
+    let (_, init) = recorder_bench(&Log::new());
+    let mut simu = start(init);
+    let injector = simu.injector();
+    let other_mailbox = Mailbox::new();
+    let other = ReplierRef::new(Replier::<u32, u32>::ports().reply, &other_mailbox);
+    let _other = start(sim_init().add_model(Replier::new(|x: u32| x), other_mailbox, "elsewhere"));
+    let error = injector.query(&other, 1).unwrap_err();
+    assert_eq!(
+        error,
+        InjectError::ForeignAddress {
+            model: "elsewhere".into(),
+            model_type: "Replier<u32, u32>",
+            port: "reply",
+            kind: PortKind::Replier,
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "cannot inject into replier `reply` of model `elsewhere` (Replier<u32, u32>): it belongs \
+         to another bench"
+    );
+}
+
+#[test]
+fn a_query_after_the_simulation_is_dropped_is_refused() {
+    let mailbox = Mailbox::new();
+    let replier = ReplierRef::new(Replier::<u32, u32>::ports().reply, &mailbox);
+    let mut simu = start(sim_init().add_model(Replier::new(|x: u32| x), mailbox, "r"));
+    let injector = simu.injector();
+    drop(simu);
+    let error = injector.query(&replier, 1).unwrap_err();
+    assert_eq!(error, InjectError::SimulationGone);
+    assert_eq!(
+        error.to_string(),
+        "the simulation was dropped: nothing can be injected into it any more"
+    );
+}
+
+#[test]
 fn real_time_pacing_on_the_system_clock_keeps_time_loosely() {
     // A smoke test with generous bounds: 20 steps of 10 ms at real time
     // take at least 200 ms of wall time, and not ten times more.
@@ -372,7 +484,7 @@ impl Clock for Broken {
 
 #[test]
 fn a_clock_of_the_users_own_with_an_invalid_speed_is_refused_at_init() {
-    for speed in [0.0, f64::NAN, -2.0] {
+    for speed in [0.0, f64::NAN, -2.0, f64::INFINITY, f64::NEG_INFINITY] {
         let error = sim_init()
             .with_clock(Broken(speed))
             .init(SimTime::ZERO)
@@ -465,6 +577,10 @@ fn a_failed_simulation_refuses_input_and_its_waiting_queries_get_no_reply() {
     let error = simu.step_until(t(1)).unwrap_err();
     assert!(error.is_fatal(), "{error:?}");
     assert_eq!(injector.send(&hit, ()), Err(InjectError::SimulationFailed));
+    assert_eq!(
+        injector.query(&ask, 2).unwrap_err(),
+        InjectError::SimulationFailed
+    );
     // The query was delivered with the panicking input, in the same step:
     // the step failed, so it gets no reply.
     assert_eq!(
@@ -480,20 +596,24 @@ fn a_failed_simulation_refuses_input_and_its_waiting_queries_get_no_reply() {
 fn a_timeout_limits_each_paced_step_not_the_waits() {
     let log = Log::new();
     let (input, init) = recorder_bench(&log);
+    // A limit of 1 s: far above what a step of a recorder takes, even on
+    // a loaded machine, and below each wait.
     let mut simu = start(
         init.with_clock(SystemClock::real_time())
             .with_lateness(Lateness::CatchUp)
-            .with_timeout(ms(100)),
+            .with_timeout(ms(1_000)),
     );
-    schedule_at(&simu, &input, &[]);
     simu.scheduler()
-        .schedule_event(SimTime::from_millis(150), input.event(1))
+        .schedule_event(SimTime::from_millis(1_100), input.event(1))
         .unwrap();
     simu.scheduler()
-        .schedule_event(SimTime::from_millis(300), input.event(2))
+        .schedule_event(SimTime::from_millis(2_200), input.event(2))
         .unwrap();
-    // 300 ms of paced waiting with a 100 ms limit: each step is quick.
-    simu.step_until(SimTime::from_millis(310)).unwrap();
+    // Two waits of 1.1 s each, longer than the limit, and 2.25 s in all:
+    // neither counts, each step is quick.
+    let started = std::time::Instant::now();
+    simu.step_until(SimTime::from_millis(2_250)).unwrap();
+    assert!(started.elapsed() >= ms(2_200), "{:?}", started.elapsed());
     assert_eq!(log.len(), 2);
 }
 

@@ -32,7 +32,8 @@ use crate::time::SimTime;
 /// Injects events and queries into a running simulation from any thread.
 ///
 /// Made by [`Simulation::injector`](crate::Simulation::injector); clones
-/// share the queue. Every method checks the recipient first: a model that
+/// share the queue. It is `Clone + Send + Sync`: threads may each hold a
+/// clone, or share one by reference (`std::thread::scope`). Every method checks the recipient first: a model that
 /// is not in this simulation, or a simulation that is gone, is an
 /// [`InjectError`] for the injecting side.
 #[derive(Clone)]
@@ -40,6 +41,17 @@ pub struct Injector {
     /// The queue shared with the simulation.
     queue: Arc<InjectQueue>,
 }
+
+// An injector is for any thread: clones go to socket readers and GUIs,
+// and scoped threads may share one by reference; a pending reply may be
+// waited for on another thread than the one that asked. Checked here, so
+// that a field that breaks it fails this crate's build, not a user's.
+const _: () = {
+    const fn for_any_thread<T: Clone + Send + Sync>() {}
+    const fn movable<T: Send>() {}
+    for_any_thread::<Injector>();
+    movable::<PendingReply<u32>>();
+};
 
 impl Injector {
     /// A handle on `queue`.

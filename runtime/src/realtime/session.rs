@@ -49,6 +49,16 @@ pub struct SessionLog {
     entries: Arc<Mutex<Vec<AppliedInput>>>,
 }
 
+// A log is read on the driving thread while its recorder fills it from
+// the simulation, and a logging injector is for any thread, as the
+// injector it wraps: both are checked here, so that a field that breaks
+// it fails this crate's build, not a user's.
+const _: () = {
+    const fn for_any_thread<T: Clone + Send + Sync>() {}
+    for_any_thread::<SessionLog>();
+    for_any_thread::<LoggingInjector>();
+};
+
 impl SessionLog {
     /// An empty log.
     pub fn new() -> Self {
