@@ -14,7 +14,8 @@
 // - `macro_vs_hand.rs`: compares generated with hand-written models, not
 //   executors (and builds its benches without `common::sim_init`);
 // - `session.rs`: runs each live session on 1 and 2 threads itself and
-//   replays it on one thread, as a replay always runs;
+//   replays it on the counts it compares (one, and two for the fan-in in
+//   the deterministic message order);
 // - `snapshot.rs`: saves on one thread count and restores on another,
 //   each pair chosen by the test.
 // `matrix_is_complete` (in `mt2.rs`) fails when a new test file is neither
