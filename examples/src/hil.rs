@@ -18,7 +18,9 @@
 //! The **ground station** is another thread (it could be another process
 //! or machine) with its own UDP socket on the loopback interface: it sends
 //! telecommands as they fall due on its own wall-clock timetable and
-//! counts the telemetry it receives. The simulation's **uplink** thread
+//! counts the telemetry it receives. Each frame names the model it comes
+//! from by its path in the bench (`sat/obsw`, from the model's context),
+//! as a packet names its source. The simulation's **uplink** thread
 //! receives the datagrams and injects each telecommand into the running
 //! simulation through a logging injector, so every telecommand is applied
 //! at the next millisecond tick and logged with the time and order of
@@ -28,8 +30,14 @@
 //! fast as possible, on one thread and without sockets: the telemetry must
 //! come out identical, value for value. This is how an anomaly seen once
 //! on a real-time bench becomes a deterministic reproduction.
+//!
+//! Nothing here waits without a bound: every socket read and write has a
+//! timeout (a read's is also how often the threads look at the stop
+//! flag), and the session waits a bounded time for each thread to stop,
+//! so a wedged link becomes an error, not a hung bench.
 
 use std::fmt;
+use std::io;
 use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -49,6 +57,15 @@ pub const CONTROL_PERIOD: Duration = Duration::from_millis(100);
 pub const TELEMETRY_PERIOD: Duration = Duration::from_secs(1);
 /// The ticker's period: injected telecommands wait at most this long.
 pub const TICK: Duration = Duration::from_millis(1);
+/// The longest a socket read waits: how often the uplink and the ground
+/// station look at their stop flag.
+const READ_TIMEOUT: Duration = Duration::from_millis(5);
+/// The longest a socket write waits (a datagram to a full buffer): the
+/// radio writes from the simulation's thread, which must not hang.
+const WRITE_TIMEOUT: Duration = Duration::from_millis(100);
+/// The longest the session waits for the uplink or the ground station to
+/// stop once told to.
+const JOIN_LIMIT: Duration = Duration::from_secs(5);
 
 /// A telecommand from the ground.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -80,8 +97,10 @@ impl Telecommand {
 }
 
 /// One housekeeping frame.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Housekeeping {
+    /// The path of the model that sent it (`sat/obsw`).
+    pub source: String,
     /// Simulation time, s.
     pub time_s: f64,
     /// Panel temperature, °C.
@@ -98,8 +117,8 @@ impl fmt::Display for Housekeeping {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "TM t={:.3} T={:.4} heater={} safe={} setpoint={}",
-            self.time_s, self.celsius, self.heater_on, self.safe, self.setpoint
+            "TM {} t={:.3} T={:.4} heater={} safe={} setpoint={}",
+            self.source, self.time_s, self.celsius, self.heater_on, self.safe, self.setpoint
         )
     }
 }
@@ -238,6 +257,7 @@ impl Obsw {
     #[input]
     pub async fn housekeeping(&mut self, cx: &mut Context<Self>) {
         let frame = Housekeeping {
+            source: cx.name().to_string(),
             time_s: cx.time().as_secs_f64(),
             celsius: self.celsius,
             heater_on: self.heater_on,
@@ -395,19 +415,54 @@ impl HilRun {
 }
 
 /// The ground's timetable: (wall seconds after start × speed = simulated
-/// seconds, telecommand).
+/// seconds, telecommand). Every telecommand falls due by 60 % of the
+/// session, so that the last one is applied well before its end even on
+/// a loaded machine.
 fn timetable(duration_s: u64) -> Vec<(f64, Telecommand)> {
     let d = duration_s as f64;
     vec![
-        (0.15 * d, Telecommand::SetSetpoint(20.0)),
-        (0.35 * d, Telecommand::SafeMode(true)),
-        (0.55 * d, Telecommand::SafeMode(false)),
-        (0.7 * d, Telecommand::SetSetpoint(10.5)),
+        (0.1 * d, Telecommand::SetSetpoint(20.0)),
+        (0.25 * d, Telecommand::SafeMode(true)),
+        (0.45 * d, Telecommand::SafeMode(false)),
+        (0.6 * d, Telecommand::SetSetpoint(10.5)),
     ]
 }
 
+/// `socket`, its reads and writes bounded in time.
+fn bounded(socket: UdpSocket) -> io::Result<UdpSocket> {
+    socket.set_read_timeout(Some(READ_TIMEOUT))?;
+    socket.set_write_timeout(Some(WRITE_TIMEOUT))?;
+    Ok(socket)
+}
+
+/// Tells the threads of a session to stop when dropped: on every way out
+/// of [`run`], early returns included.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// The result of `thread`, waiting at most [`JOIN_LIMIT`] for it to end
+/// (it has been told to stop); an error naming `what` if it panicked or
+/// does not end in time (it is then left to end on its own).
+fn join_within<T>(thread: JoinHandle<T>, what: &str) -> Result<T, String> {
+    let deadline = Instant::now() + JOIN_LIMIT;
+    while !thread.is_finished() {
+        if Instant::now() >= deadline {
+            return Err(format!("{what} did not stop within {JOIN_LIMIT:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    thread.join().map_err(|_| format!("{what} panicked"))
+}
+
 /// The ground station: sends the timetable's telecommands on its wall
-/// clock, counts telemetry datagrams, until `stop`.
+/// clock and counts telemetry datagrams until `stop`, then counts those
+/// still in its socket. `socket` must have a read timeout (see
+/// [`bounded`]): it is how often the station looks at `stop`.
 fn ground_station(
     socket: UdpSocket,
     uplink: std::net::SocketAddr,
@@ -415,9 +470,6 @@ fn ground_station(
     stop: Arc<AtomicBool>,
 ) -> JoinHandle<(usize, usize)> {
     std::thread::spawn(move || {
-        socket
-            .set_read_timeout(Some(Duration::from_millis(5)))
-            .expect("a positive timeout");
         let started = Instant::now();
         let mut plan = timetable(config.duration_s).into_iter().peekable();
         let (mut sent, mut received) = (0, 0);
@@ -433,12 +485,17 @@ fn ground_station(
                 received += 1;
             }
         }
+        // The frames that came in while it was sending or stopping; the
+        // session is over, so this ends at the first read that times out.
+        while socket.recv_from(&mut buffer).is_ok() {
+            received += 1;
+        }
         (sent, received)
     })
 }
 
 /// The uplink: receives telecommand datagrams and injects them, until
-/// `stop`.
+/// `stop`. `socket` must have a read timeout (see [`bounded`]).
 fn uplink(
     socket: UdpSocket,
     injector: LoggingInjector,
@@ -446,9 +503,6 @@ fn uplink(
     stop: Arc<AtomicBool>,
 ) -> JoinHandle<()> {
     std::thread::spawn(move || {
-        socket
-            .set_read_timeout(Some(Duration::from_millis(5)))
-            .expect("a positive timeout");
         let mut buffer = [0u8; 256];
         while !stop.load(Ordering::Acquire) {
             let Ok((n, _)) = socket.recv_from(&mut buffer) else {
@@ -467,9 +521,9 @@ fn uplink(
 pub fn run(config: HilConfig) -> Result<HilRun, Box<dyn std::error::Error + Send + Sync>> {
     let end = SimTime::from_secs(config.duration_s);
     // Sockets: the simulation's uplink and downlink, the ground's.
-    let ground = UdpSocket::bind("127.0.0.1:0")?;
-    let sim_uplink = UdpSocket::bind("127.0.0.1:0")?;
-    let downlink = sim_uplink.try_clone()?;
+    let ground = bounded(UdpSocket::bind("127.0.0.1:0")?)?;
+    let sim_uplink = bounded(UdpSocket::bind("127.0.0.1:0")?)?;
+    let downlink = bounded(sim_uplink.try_clone()?)?;
     let ground_address = ground.local_addr()?;
     let uplink_address = sim_uplink.local_addr()?;
 
@@ -490,14 +544,15 @@ pub fn run(config: HilConfig) -> Result<HilRun, Box<dyn std::error::Error + Send
     let injector = LoggingInjector::new(simu.injector());
 
     let stop = Arc::new(AtomicBool::new(false));
+    let stopper = StopOnDrop(stop.clone());
     let uplink = uplink(sim_uplink, injector, telecommand, stop.clone());
-    let ground = ground_station(ground, uplink_address, config, stop.clone());
+    let ground = ground_station(ground, uplink_address, config, stop);
     let started = Instant::now();
     let outcome = simu.step_until(end);
     let wall = started.elapsed();
-    stop.store(true, Ordering::Release);
-    let (sent, received) = ground.join().map_err(|_| "the ground station panicked")?;
-    uplink.join().map_err(|_| "the uplink panicked")?;
+    drop(stopper);
+    let (sent, received) = join_within(ground, "the ground station")?;
+    join_within(uplink, "the uplink")?;
     outcome?;
     drop(simu);
 
