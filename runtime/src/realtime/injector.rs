@@ -33,9 +33,10 @@ use crate::time::SimTime;
 ///
 /// Made by [`Simulation::injector`](crate::Simulation::injector); clones
 /// share the queue. It is `Clone + Send + Sync`: threads may each hold a
-/// clone, or share one by reference (`std::thread::scope`). Every method checks the recipient first: a model that
-/// is not in this simulation, or a simulation that is gone, is an
-/// [`InjectError`] for the injecting side.
+/// clone, or share one by reference (`std::thread::scope`). Every method
+/// checks the recipient first: a model that is not in this simulation, or
+/// a simulation that is gone, is an [`InjectError`] for the injecting
+/// side.
 #[derive(Clone)]
 pub struct Injector {
     /// The queue shared with the simulation.
