@@ -60,32 +60,38 @@ pub fn run(models: usize, hops: u64, threads: usize) -> (u64, Duration) {
 const SECTOR: usize = 10;
 
 /// A run of links in a row, added as one composite: it exposes its first
-/// link's input and its last link's output.
+/// link's input and its last link's output. Its links are held in place
+/// (an array, not a vector of its own), so building a sector allocates
+/// nothing that is freed while the bench is built: see [`run_composite`].
 struct Sector {
     /// The links and their mailboxes, in ring order.
-    links: Vec<(Link, Mailbox<Link>)>,
+    links: [(Link, Mailbox<Link>); SECTOR],
 }
 
 impl Sector {
-    /// A sector of the links whose mailboxes are `mailboxes`, each link
+    /// A sector of the next [`SECTOR`] mailboxes of `mailboxes`, each link
     /// connected to the next.
     fn new(
-        mailboxes: Vec<Mailbox<Link>>,
+        mailboxes: &mut impl Iterator<Item = Mailbox<Link>>,
         total: &std::sync::Arc<std::sync::atomic::AtomicU64>,
     ) -> Self {
-        let links: Vec<Link> = (0..mailboxes.len())
-            .map(|i| {
-                let mut next = Output::new();
-                if let Some(following) = mailboxes.get(i + 1) {
-                    next.connect(Link::ports().token, following);
-                }
-                Link {
-                    next,
-                    hops: Tally::new(total),
-                }
-            })
-            .collect();
-        let links = links.into_iter().zip(mailboxes).collect();
+        let mailboxes: [Mailbox<Link>; SECTOR] =
+            std::array::from_fn(|_| mailboxes.next().expect("whole sectors"));
+        let links: [Link; SECTOR] = std::array::from_fn(|i| {
+            let mut next = Output::new();
+            if let Some(following) = mailboxes.get(i + 1) {
+                next.connect(Link::ports().token, following);
+            }
+            Link {
+                next,
+                hops: Tally::new(total),
+            }
+        });
+        let (mut links, mut mailboxes) = (links.into_iter(), mailboxes.into_iter());
+        let links = std::array::from_fn(|_| {
+            let pair = links.next().zip(mailboxes.next());
+            pair.expect("as many links as mailboxes")
+        });
         Sector { links }
     }
 
@@ -96,7 +102,7 @@ impl Sector {
 
     /// Exposed: the last link's output.
     fn out(&mut self) -> &mut Output<u64> {
-        &mut self.links.last_mut().expect("a sector has links").0.next
+        &mut self.links[SECTOR - 1].0.next
     }
 }
 
@@ -130,17 +136,17 @@ impl Composite for Ring {
 /// about allocation order (see docs/benchmarks.md, "Composites").
 pub fn run_composite(models: usize, hops: u64, threads: usize) -> (u64, Duration) {
     let total = tally::total();
+    assert!(models.is_multiple_of(SECTOR), "whole sectors of {SECTOR} links");
     let mut mailboxes = (0..models)
         .map(|_| Mailbox::new())
         .collect::<Vec<_>>()
         .into_iter();
-    let mut sectors: Vec<Sector> = Vec::with_capacity(models.div_ceil(SECTOR));
-    while mailboxes.len() > 0 {
-        let sector = mailboxes.by_ref().take(SECTOR).collect();
-        sectors.push(Sector::new(sector, &total));
-    }
+    let sectors: Vec<Sector> = (0..models / SECTOR)
+        .map(|_| Sector::new(&mut mailboxes, &total))
+        .collect();
     let inputs: Vec<_> = sectors.iter().map(Sector::input).collect();
     let count = sectors.len();
+    let mut sectors = sectors;
     for (i, sector) in sectors.iter_mut().enumerate() {
         sector.out().connect_to(&inputs[(i + 1) % count]);
     }
