@@ -206,14 +206,21 @@ impl Burst {
     }
 }
 
-#[test]
-fn full_mailboxes_in_a_cycle_are_a_deadlock() {
+/// Two bursts sending to each other's capacity-1 mailbox: `(a, a's
+/// mailbox, b, b's mailbox)`.
+fn burst_pair() -> (Burst, Mailbox<Burst>, Burst, Mailbox<Burst>) {
     let (a_mbox, b_mbox) = (Mailbox::with_capacity(1), Mailbox::with_capacity(1));
     assert_eq!(a_mbox.capacity(), 1);
     let mut a = Burst { out: Output::new() };
     let mut b = Burst { out: Output::new() };
     a.out.connect(Burst::ports().input, &b_mbox);
     b.out.connect(Burst::ports().input, &a_mbox);
+    (a, a_mbox, b, b_mbox)
+}
+
+#[test]
+fn full_mailboxes_in_a_cycle_are_a_deadlock() {
+    let (a, a_mbox, b, b_mbox) = burst_pair();
     let addr = a_mbox.address();
     let mut simu = start(
         sim_init()
@@ -245,11 +252,7 @@ fn full_mailboxes_in_a_cycle_are_a_deadlock() {
 
 #[test]
 fn a_deadlock_on_mailbox_space_names_the_models_by_path() {
-    let (a_mbox, b_mbox) = (Mailbox::with_capacity(1), Mailbox::with_capacity(1));
-    let mut a = Burst { out: Output::new() };
-    let mut b = Burst { out: Output::new() };
-    a.out.connect(Burst::ports().input, &b_mbox);
-    b.out.connect(Burst::ports().input, &a_mbox);
+    let (a, a_mbox, b, b_mbox) = burst_pair();
     let addr = a_mbox.address();
     let mut simu = start(
         sim_init()
