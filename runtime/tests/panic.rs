@@ -395,7 +395,7 @@ fn an_event_panic_names_the_recipient_by_path() {
             n
         },
         Recorder::ports().input,
-        &sink.address(),
+        sink.address(),
     );
     let mut simu = start(sim_init().add_composite(Nest::new(sink, "io"), "sys"));
     let error = simu.process(source.event(13)).unwrap_err();

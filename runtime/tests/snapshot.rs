@@ -718,7 +718,9 @@ fn restore_errors_name_models_inside_composites_by_path() {
     );
     assert!(error.to_string().contains("`sat/power/battery`"), "{error}");
     // The same bench restores.
-    assert!(battery_bench("power", true).restore(snapshot.as_slice()).is_ok());
+    assert!(battery_bench("power", true)
+        .restore(snapshot.as_slice())
+        .is_ok());
 }
 
 /// `Log` as a later version of the code might have it (its ports are

@@ -40,7 +40,12 @@ fn endless_zero_delay_ping_pong_times_out() {
         .process_event(Forwarder::ports().input, 0, &addr)
         .unwrap_err();
     let elapsed = started.elapsed();
-    let SimulationError::Timeout { time, limit: l, busy } = &error else {
+    let SimulationError::Timeout {
+        time,
+        limit: l,
+        busy,
+    } = &error
+    else {
         panic!("expected a timeout, got {error:?}");
     };
     assert_eq!((*time, *l), (SimTime::ZERO, limit));
@@ -48,7 +53,10 @@ fn endless_zero_delay_ping_pong_times_out() {
     // (of both, while one sends to the other), named by path.
     assert!(!busy.is_empty() && busy.len() <= 2, "{busy:?}");
     for model in busy {
-        assert!(["a/ping", "b/pong"].contains(&model.model.as_str()), "{model:?}");
+        assert!(
+            ["a/ping", "b/pong"].contains(&model.model.as_str()),
+            "{model:?}"
+        );
         assert_eq!(model.model_type, "Forwarder<u64>");
     }
     assert!(error.to_string().contains("still busy: `"), "{error}");

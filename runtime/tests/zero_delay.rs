@@ -194,7 +194,11 @@ fn a_zero_delay_limit_names_the_models_by_path() {
         panic!("expected ZeroDelayLimit, got {error:?}");
     };
     assert_eq!(pending.len(), 1);
-    assert!(pending[0].contains("model `sys/ctl/looper`"), "{}", pending[0]);
+    assert!(
+        pending[0].contains("model `sys/ctl/looper`"),
+        "{}",
+        pending[0]
+    );
     assert!(error.to_string().contains("`sys/ctl/looper`"), "{error}");
 }
 

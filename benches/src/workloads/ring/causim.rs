@@ -136,7 +136,10 @@ impl Composite for Ring {
 /// about allocation order (see docs/benchmarks.md, "Composites").
 pub fn run_composite(models: usize, hops: u64, threads: usize) -> (u64, Duration) {
     let total = tally::total();
-    assert!(models.is_multiple_of(SECTOR), "whole sectors of {SECTOR} links");
+    assert!(
+        models.is_multiple_of(SECTOR),
+        "whole sectors of {SECTOR} links"
+    );
     let mut mailboxes = (0..models)
         .map(|_| Mailbox::new())
         .collect::<Vec<_>>()
