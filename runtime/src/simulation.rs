@@ -628,11 +628,23 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn run_failed(&mut self, error: RunError) -> SimulationError {
+        let staged = self.rounds.as_deref().map(ordered::staged_senders);
+        self.run_failed_with(error, staged.unwrap_or_default())
+    }
+
+    /// [`run_failed`](Simulation::run_failed), the models that staged
+    /// messages for the next round being `staged`.
+    #[cold]
+    pub(super) fn run_failed_with(
+        &mut self,
+        error: RunError,
+        staged: Vec<BusyModel>,
+    ) -> SimulationError {
         let error = match error {
             RunError::Timeout => SimulationError::Timeout {
                 time: self.time(),
                 limit: self.timeout.unwrap_or_default(),
-                busy: self.executor.busy().into_iter().map(busy_model).collect(),
+                busy: with_staged(self.executor.busy(), staged),
             },
             RunError::Panic { meta, message } => SimulationError::ModelPanic {
                 time: self.time(),
@@ -812,7 +824,21 @@ fn busy_model(meta: TaskMeta) -> BusyModel {
         model: meta.name.to_string(),
         model_type: meta.model_type,
         pending_messages: meta.mailbox.as_ref().map_or(0, |m| m.pending()),
+        staged_messages: 0,
     }
+}
+
+/// The executor's busy models, with the models that staged messages for
+/// the next round (`staged`) counted in, or added after them.
+fn with_staged(busy: Vec<TaskMeta>, staged: Vec<BusyModel>) -> Vec<BusyModel> {
+    let mut busy: Vec<BusyModel> = busy.into_iter().map(busy_model).collect();
+    for sender in staged {
+        match busy.iter_mut().find(|m| m.model == sender.model) {
+            Some(model) => model.staged_messages = sender.staged_messages,
+            None => busy.push(sender),
+        }
+    }
+    busy
 }
 
 /// The public description of a stuck task.

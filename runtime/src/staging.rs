@@ -212,6 +212,21 @@ impl Stage {
         lock(&self.staged).len()
     }
 
+    /// The origins of the staged sends, each with its count of sends, in
+    /// origin order (cold: a timeout's report).
+    pub(crate) fn senders(&self) -> Vec<(u32, usize)> {
+        let mut origins: Vec<u32> = lock(&self.staged).iter().map(|s| s.origin).collect();
+        origins.sort_unstable();
+        let mut counts: Vec<(u32, usize)> = Vec::new();
+        for origin in origins {
+            match counts.last_mut() {
+                Some((last, count)) if *last == origin => *count += 1,
+                _ => counts.push((origin, 1)),
+            }
+        }
+        counts
+    }
+
     /// Drops whatever is staged (after a fatal error).
     pub(crate) fn clear(&self) {
         self.any.store(false, Ordering::Relaxed);

@@ -75,6 +75,48 @@ fn endless_zero_delay_ping_pong_times_out() {
 }
 
 #[test]
+fn a_timeout_in_the_deterministic_order_names_the_models_whose_sends_wait() {
+    // The loop's message waits between rounds, staged by its sender: the
+    // report names that model, whichever moment the limit is seen at.
+    let (ping_mbox, pong_mbox) = (Mailbox::new(), Mailbox::new());
+    let (mut ping, mut pong) = (Forwarder::<u64>::new(), Forwarder::<u64>::new());
+    ping.out.connect(Forwarder::ports().input, &pong_mbox);
+    pong.out.connect(Forwarder::ports().input, &ping_mbox);
+    let addr = ping_mbox.address();
+    let mut simu = sim_init()
+        .with_message_order(MessageOrder::Deterministic)
+        .with_timeout(Duration::from_millis(100))
+        .add_composite(Wrap::with_mailbox(ping, ping_mbox, "ping"), "a")
+        .add_composite(Wrap::with_mailbox(pong, pong_mbox, "pong"), "b")
+        .init(SimTime::ZERO)
+        .unwrap();
+    let error = simu
+        .process_event(Forwarder::ports().input, 0, &addr)
+        .unwrap_err();
+    let SimulationError::Timeout { busy, .. } = &error else {
+        panic!("expected a timeout, got {error:?}");
+    };
+    assert!(!busy.is_empty() && busy.len() <= 2, "{busy:?}");
+    for model in busy {
+        assert!(
+            ["a/ping", "b/pong"].contains(&model.model.as_str()),
+            "{model:?}"
+        );
+    }
+    if threads() == 1 {
+        // Seen between two rounds: the message is staged, not delivered.
+        assert_eq!(busy.len(), 1, "{busy:?}");
+        assert_eq!((busy[0].pending_messages, busy[0].staged_messages), (0, 1));
+        assert!(
+            error
+                .to_string()
+                .contains("with 1 message(s) sent for the next round"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
 fn endless_ping_pong_in_a_scheduled_step_times_out_at_that_time() {
     let (mut simu, addr) = ping_pong(Duration::from_millis(100));
     simu.scheduler()
@@ -282,12 +324,13 @@ fn check_runaway(port: InputPort<Runaway, ()>) {
             model: "rig/runaway".into(),
             model_type: "Runaway",
             pending_messages: 0,
+            staged_messages: 0,
         }]
     );
     assert!(
         error
             .to_string()
-            .ends_with("; still busy: `rig/runaway` (Runaway) with 0 message(s) pending"),
+            .ends_with("; still busy: `rig/runaway` (Runaway) in one of its methods"),
         "{error}"
     );
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
@@ -348,14 +391,26 @@ fn a_call_made_of_many_short_steps_times_out() {
         .recv_timeout(Duration::from_secs(30))
         .expect("`run` did not time out");
     assert!(clock.elapsed() >= limit);
-    // Out of time between two steps: no model was left busy.
-    assert_eq!(
-        error,
-        SimulationError::Timeout {
-            time,
-            limit,
-            busy: Vec::new()
-        }
-    );
+    let SimulationError::Timeout {
+        time: at,
+        limit: l,
+        busy,
+    } = &error
+    else {
+        panic!("expected a timeout, got {error:?}");
+    };
+    assert_eq!((*at, *l), (time, limit));
+    // On one thread the limit is only seen between two steps, when the
+    // ticker is done; on several, the watching thread may see it while
+    // the ticker has its tick waiting or in hand.
+    if threads() == 1 {
+        assert_eq!(busy, &[]);
+    } else {
+        assert!(
+            busy.iter()
+                .all(|m| m.model == "ticker" && m.pending_messages <= 1),
+            "{busy:?}"
+        );
+    }
     assert!(time > t(1), "{time:?}");
 }

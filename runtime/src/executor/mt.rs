@@ -196,23 +196,31 @@ impl Executor {
     }
 
     /// The models neither finished nor waiting on an empty mailbox, in
-    /// spawn order (bench tasks left out). Unlike
-    /// [`stuck`](Executor::stuck), workers may still be polling: a timeout
-    /// does not wait for a method that does not return. What it reads are
-    /// atomics, so what it reports is each mailbox's state at one instant.
+    /// spawn order (bench tasks left out), after a run stopped early.
+    ///
+    /// Polls already under way when the run stopped end on their own (the
+    /// workers take no more tasks): they are given [`SETTLE_FOR_REPORT`]
+    /// to, so that the report is not read while a model hands a message
+    /// to another (both could then look idle). A method that does not
+    /// return keeps its task running past that, and is listed.
     #[cold]
     #[inline(never)]
     pub(crate) fn busy(&self) -> Vec<TaskMeta> {
+        let until = Instant::now() + SETTLE_FOR_REPORT;
+        while self.tasks.iter().any(|task| task.is_running()) && Instant::now() < until {
+            std::thread::sleep(Duration::from_micros(100));
+        }
         self.tasks
             .iter()
             .filter(|task| !task.is_done())
             .filter_map(|task| {
-                // SAFETY: called on the executor's owner's thread through
-                // `&self`, so no `release_probe` (which needs `&mut
-                // Executor`) runs meanwhile.
+                // SAFETY: `release_probe`, the only writer of a probe,
+                // needs `&mut Executor`, which this `&self` borrow rules
+                // out; what is read are the probe's atomics.
                 unsafe {
                     task.with_probe(|probe| {
-                        (probe.has_mailbox() && !probe.is_idle()).then(|| TaskMeta::of(probe))
+                        let busy = task.is_running_or_queued() || !probe.is_idle();
+                        (probe.has_mailbox() && busy).then(|| TaskMeta::of(probe))
                     })
                 }
                 .flatten()
@@ -305,6 +313,9 @@ fn stuck_task(task: &Task) -> Option<Stuck> {
 fn is_live(task: &Task) -> bool {
     !task.is_done()
 }
+
+/// How long a timeout's report waits for the polls under way to end.
+const SETTLE_FOR_REPORT: Duration = Duration::from_millis(20);
 
 /// Spawns worker `index` with its queue; `None` if the OS refuses a thread
 /// (the other workers and the calling thread then do the work).

@@ -61,10 +61,11 @@ pub enum SimulationError {
         time: SimTime,
         /// The limit that was exceeded.
         limit: Duration,
-        /// The models that were not done when it was interrupted, in the
-        /// order they were added: each was in one of its methods (a
-        /// runaway loop, or waiting) or had messages waiting. Empty when
-        /// the call ran out of time between steps.
+        /// The models that were not done when it was interrupted, in
+        /// task order: each was in one of its methods (a runaway loop,
+        /// or waiting), had messages waiting, or (in the deterministic
+        /// message order) had sent messages held for the next round.
+        /// Often empty when the call ran out of time between two steps.
         busy: Vec<BusyModel>,
     },
     /// Zero-delay events kept coming at one time: the time step ran its
@@ -208,6 +209,9 @@ pub struct BusyModel {
     pub model_type: &'static str,
     /// Messages waiting in its mailbox.
     pub pending_messages: usize,
+    /// Messages it sent that the deterministic message order held for
+    /// the next round (always 0 in the causal order).
+    pub staged_messages: usize,
 }
 
 /// What a blocked model waits for.
@@ -280,11 +284,14 @@ impl fmt::Display for SimulationError {
                     f,
                     "simulation call timed out after {limit:?} of wall-clock time, at simulation time {time}"
                 )?;
-                for (i, m) in busy.iter().enumerate() {
+                for (i, m) in busy.iter().take(BUSY_SHOWN).enumerate() {
                     f.write_str(if i == 0 { "; still busy: " } else { ", " })?;
                     write!(f, "{m}")?;
                 }
-                Ok(())
+                match busy.len().checked_sub(BUSY_SHOWN) {
+                    Some(more) if more > 0 => write!(f, ", and {more} more"),
+                    _ => Ok(()),
+                }
             }
             SimulationError::ZeroDelayLimit {
                 time,
@@ -425,13 +432,21 @@ impl fmt::Display for BlockedModel {
     }
 }
 
+/// How many busy models a timeout's message names (the error holds all).
+const BUSY_SHOWN: usize = 10;
+
 impl fmt::Display for BusyModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` ({}) with {} message(s) pending",
-            self.model, self.model_type, self.pending_messages
-        )
+        write!(f, "`{}` ({})", self.model, self.model_type)?;
+        match (self.pending_messages, self.staged_messages) {
+            (0, 0) => f.write_str(" in one of its methods"),
+            (pending, 0) => write!(f, " with {pending} message(s) waiting"),
+            (0, staged) => write!(f, " with {staged} message(s) sent for the next round"),
+            (pending, staged) => write!(
+                f,
+                " with {pending} message(s) waiting and {staged} sent for the next round"
+            ),
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{Simulation, SimulationError};
+use super::{BusyModel, Simulation, SimulationError};
 use crate::executor::{panic_message, TaskProbe};
 use crate::staging::{Round, Stage};
 
@@ -113,7 +113,7 @@ impl Simulation {
         while rounds.stage.take_sorted(&mut rounds.round) {
             self.deliver_round(rounds)?;
             if let Err(error) = self.executor.run(deadline) {
-                return Err(self.run_failed(error));
+                return Err(self.run_failed_with(error, staged_senders(rounds)));
             }
         }
         Ok(())
@@ -171,4 +171,22 @@ impl Simulation {
         };
         self.fail(error)
     }
+}
+
+/// The models with sends staged for the next round, each with its count
+/// (cold: a timeout's report).
+pub(super) fn staged_senders(rounds: &Rounds) -> Vec<BusyModel> {
+    let staged = rounds.stage.senders();
+    staged
+        .into_iter()
+        .filter_map(|(origin, count)| {
+            let sender = rounds.senders.get((origin as usize).checked_sub(1)?)?;
+            Some(BusyModel {
+                model: sender.name().to_string(),
+                model_type: sender.model_type(),
+                pending_messages: sender.pending(),
+                staged_messages: count,
+            })
+        })
+        .collect()
 }

@@ -148,6 +148,17 @@ impl Task {
         self.state.store(DONE, Ordering::Release);
     }
 
+    /// True while a worker polls it, or while it is queued to be polled
+    /// (cold: a timeout's report reads it while workers may run).
+    pub(crate) fn is_running_or_queued(&self) -> bool {
+        self.state.load(Ordering::Acquire) & (RUNNING | SCHEDULED) != 0
+    }
+
+    /// True while a worker polls it (cold, as above).
+    pub(crate) fn is_running(&self) -> bool {
+        self.state.load(Ordering::Acquire) & RUNNING != 0
+    }
+
     /// True once the task finished (or was taken down); later wakes may
     /// have set `SCHEDULED` beside `DONE`, which they ignore.
     pub(crate) fn is_done(&self) -> bool {
