@@ -628,23 +628,37 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn run_failed(&mut self, error: RunError) -> SimulationError {
-        let staged = self.rounds.as_deref().map(ordered::staged_senders);
-        self.run_failed_with(error, staged.unwrap_or_default())
+        let busy = match error {
+            RunError::Timeout => self.busy_models(self.rounds.as_deref()),
+            RunError::Panic { .. } => Vec::new(),
+        };
+        self.run_failed_with(error, busy)
     }
 
-    /// [`run_failed`](Simulation::run_failed), the models that staged
-    /// messages for the next round being `staged`.
+    /// The models a timeout left busy: the executor's, once the polls
+    /// under way have ended, then (in the deterministic order) the
+    /// senders of what `rounds` holds for the next round, which those
+    /// polls may have added to.
+    #[cold]
+    pub(super) fn busy_models(&self, rounds: Option<&ordered::Rounds>) -> Vec<BusyModel> {
+        let busy = self.executor.busy();
+        let staged = rounds.map(ordered::staged_senders).unwrap_or_default();
+        with_staged(busy, staged)
+    }
+
+    /// [`run_failed`](Simulation::run_failed), a timeout's report being
+    /// `busy`.
     #[cold]
     pub(super) fn run_failed_with(
         &mut self,
         error: RunError,
-        staged: Vec<BusyModel>,
+        busy: Vec<BusyModel>,
     ) -> SimulationError {
         let error = match error {
             RunError::Timeout => SimulationError::Timeout {
                 time: self.time(),
                 limit: self.timeout.unwrap_or_default(),
-                busy: with_staged(self.executor.busy(), staged),
+                busy,
             },
             RunError::Panic { meta, message } => SimulationError::ModelPanic {
                 time: self.time(),
@@ -832,10 +846,18 @@ fn busy_model(meta: TaskMeta) -> BusyModel {
 /// the next round (`staged`) counted in, or added after them.
 fn with_staged(busy: Vec<TaskMeta>, staged: Vec<BusyModel>) -> Vec<BusyModel> {
     let mut busy: Vec<BusyModel> = busy.into_iter().map(busy_model).collect();
+    let mut place: std::collections::HashMap<String, usize> = busy
+        .iter()
+        .enumerate()
+        .map(|(i, model)| (model.model.clone(), i))
+        .collect();
     for sender in staged {
-        match busy.iter_mut().find(|m| m.model == sender.model) {
-            Some(model) => model.staged_messages = sender.staged_messages,
-            None => busy.push(sender),
+        match place.get(&sender.model) {
+            Some(&i) => busy[i].staged_messages = sender.staged_messages,
+            None => {
+                place.insert(sender.model.clone(), busy.len());
+                busy.push(sender);
+            }
         }
     }
     busy

@@ -62,10 +62,12 @@ pub enum SimulationError {
         /// The limit that was exceeded.
         limit: Duration,
         /// The models that were not done when it was interrupted, in
-        /// task order: each was in one of its methods (a runaway loop,
-        /// or waiting), had messages waiting, or (in the deterministic
-        /// message order) had sent messages held for the next round.
-        /// Often empty when the call ran out of time between two steps.
+        /// task order, then those that only had sends held for the next
+        /// round: each was in one of its methods (a runaway loop, or
+        /// waiting) or not started yet, had messages waiting, or (in the
+        /// deterministic message order) had sent messages held for the
+        /// next round. Often empty when the call ran out of time between
+        /// two steps.
         busy: Vec<BusyModel>,
     },
     /// Zero-delay events kept coming at one time: the time step ran its
@@ -439,7 +441,7 @@ impl fmt::Display for BusyModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "`{}` ({})", self.model, self.model_type)?;
         match (self.pending_messages, self.staged_messages) {
-            (0, 0) => f.write_str(" in one of its methods"),
+            (0, 0) => f.write_str(" in one of its methods, or not started yet"),
             (pending, 0) => write!(f, " with {pending} message(s) waiting"),
             (0, staged) => write!(f, " with {staged} message(s) sent for the next round"),
             (pending, staged) => write!(
