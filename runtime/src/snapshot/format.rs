@@ -51,6 +51,40 @@ pub(crate) struct Body<'a> {
     pub(crate) events: Vec<EventRecord<'a>>,
 }
 
+/// A saved bench as it is written: [`Body`]'s fields, with its models and
+/// events made one by one as they are encoded (postcard writes a sequence
+/// as its length and its items, whatever holds them), not collected into
+/// vectors first — at 10⁶ models and events those vectors were over 100 MB
+/// written once and read once.
+#[derive(Serialize)]
+#[serde(bound = "Seq<M>: Serialize, Seq<E>: Serialize")]
+pub(crate) struct SavedBody<'a, M, E> {
+    /// As in [`Body`].
+    pub(crate) time: u64,
+    /// As in [`Body`].
+    pub(crate) bench_seq: u64,
+    /// As in [`Body`].
+    pub(crate) types: &'a [TypeRecord<'a>],
+    /// [`ModelRecord`]s.
+    pub(crate) models: Seq<M>,
+    /// [`EventRecord`]s.
+    pub(crate) events: Seq<E>,
+}
+
+/// A sequence written from an iterator, made again (cloned) each time it is
+/// written.
+pub(crate) struct Seq<I>(pub(crate) I);
+
+impl<I> Serialize for Seq<I>
+where
+    I: Iterator + ExactSizeIterator + Clone,
+    I::Item: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.clone())
+    }
+}
+
 /// A model type.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct TypeRecord<'a> {
@@ -132,17 +166,17 @@ impl<'de: 'a, 'a> Deserialize<'de> for Bytes<'a> {
     }
 }
 
-/// The snapshot of `body`.
-pub(crate) fn encode(body: &Body<'_>) -> Result<Vec<u8>, postcard::Error> {
-    let estimate = body
-        .models
-        .iter()
-        .map(|m| m.path.len() + m.state.0.len() + 16);
-    let events = body
-        .events
-        .iter()
-        .map(|e| e.port.len() + e.payload.0.len() + 24);
-    let mut bytes = Vec::with_capacity(HEADER + 4 + estimate.chain(events).sum::<usize>());
+/// The snapshot of `body`, whose models and events are written in
+/// `estimate` bytes or about.
+pub(crate) fn encode<M, E>(
+    body: &SavedBody<'_, M, E>,
+    estimate: usize,
+) -> Result<Vec<u8>, postcard::Error>
+where
+    Seq<M>: Serialize,
+    Seq<E>: Serialize,
+{
+    let mut bytes = Vec::with_capacity(HEADER + 64 + estimate);
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&FORMAT.to_le_bytes());
     bytes.extend_from_slice(&0u64.to_le_bytes());
@@ -202,4 +236,73 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
 fn read_u64(bytes: &[u8], at: usize) -> Option<u64> {
     let word = bytes.get(at..at.checked_add(8)?)?;
     Some(u64::from_le_bytes(word.try_into().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(path: &'static str, state: &'static [u8]) -> ModelRecord<'static> {
+        let (type_index, seq, connections) = (0, 7, 0xC0FFEE);
+        let state = Bytes(state);
+        ModelRecord {
+            path,
+            type_index,
+            seq,
+            connections,
+            state,
+        }
+    }
+
+    fn event(port: &'static str, payload: &'static [u8]) -> EventRecord<'static> {
+        let (time, origin, seq, model, period, key) = (5, 1, 2, 1, Some(3), 1);
+        let payload = Bytes(payload);
+        EventRecord {
+            time,
+            origin,
+            seq,
+            model,
+            port,
+            period,
+            key,
+            payload,
+        }
+    }
+
+    #[test]
+    fn a_saved_body_is_written_as_its_body_would_be() {
+        let types = vec![TypeRecord {
+            name: "Cell",
+            version: 2,
+            fields: vec!["level", "mark"],
+        }];
+        let models = [model("a", b"\x01\x02"), model("b/c", b"")];
+        let events = [event("set", b"\x2a")];
+        let saved = SavedBody {
+            time: 9,
+            bench_seq: 4,
+            types: &types,
+            models: Seq(models.iter().map(|m| ModelRecord { ..*m })),
+            events: Seq(events.iter().map(|e| EventRecord { ..*e })),
+        };
+        let bytes = encode(&saved, 0).unwrap();
+        let body = decode(&bytes).unwrap();
+        assert_eq!((body.time, body.bench_seq), (9, 4));
+        assert_eq!(body.types[0].fields, ["level", "mark"]);
+        assert_eq!(body.models.len(), 2);
+        assert_eq!(
+            (body.models[1].path, body.models[0].state.0),
+            ("b/c", &b"\x01\x02"[..])
+        );
+        assert_eq!(
+            (body.events[0].port, body.events[0].payload.0),
+            ("set", &b"\x2a"[..])
+        );
+        let whole = postcard::to_allocvec(&body).unwrap();
+        assert_eq!(
+            whole,
+            bytes[HEADER..bytes.len() - 4],
+            "the same bytes as `Body`'s"
+        );
+    }
 }

@@ -239,14 +239,12 @@ fn restored_events(
         event_keys.push(key);
     }
     let keys = Arc::new(keys);
-    let entries = body
-        .events
-        .iter()
-        .zip(event_keys)
-        .map(|(record, key)| {
-            keys::restoring(&keys, || restored_event(registry, handles, record, key))
-        })
-        .collect::<Result<_, _>>()?;
+    let entries = keys::restoring(&keys, || {
+        let events = body.events.iter().zip(event_keys);
+        events
+            .map(|(record, key)| restored_event(registry, handles, record, key))
+            .collect::<Result<_, _>>()
+    })?;
     Ok((entries, keys))
 }
 

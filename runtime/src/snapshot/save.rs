@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use super::error::SaveError;
 use super::fingerprint::fingerprints;
-use super::format::{self, Body, Bytes, EventRecord, ModelRecord, TypeRecord};
+use super::format::{self, Bytes, EventRecord, ModelRecord, SavedBody, Seq, TypeRecord};
 use super::handle::ModelHandle;
 use super::keys::{self, SaveKeys};
+use super::recipients;
 use super::Registry;
-use crate::address_hash::AddressMap;
 use crate::executor::panic_message;
 use crate::prefetch::prefetch;
 use crate::scheduler::heap::Entry;
@@ -134,24 +134,30 @@ impl Simulation {
             .models
             .iter()
             .zip(&states)
-            .zip(type_of)
+            .zip(&type_of)
             .enumerate()
             .map(|(index, ((model, (seq, state)), type_index))| ModelRecord {
                 path: model.path.as_str(),
-                type_index,
+                type_index: *type_index,
                 seq: *seq,
                 connections: connections.get(index).copied().unwrap_or(0),
                 state: Bytes(&state_bytes[state.clone()]),
-            })
-            .collect();
-        let body = Body {
+            });
+        let estimate = registry
+            .models
+            .iter()
+            .map(|m| m.path.byte_len() + 16)
+            .sum::<usize>()
+            + state_bytes.len()
+            + events.estimate();
+        let body = SavedBody {
             time: self.time().as_nanos(),
             bench_seq: self.core().bench_seq(),
-            types,
-            models,
-            events: events.records(),
+            types: &types,
+            models: Seq(models),
+            events: Seq(events.records()),
         };
-        format::encode(&body).map_err(|error| SaveError::Io(error.to_string()))
+        format::encode(&body, estimate).map_err(|error| SaveError::Io(error.to_string()))
     }
 }
 
@@ -187,7 +193,7 @@ struct PendingEvents {
 
 impl PendingEvents {
     /// The records, with their payloads.
-    fn records(&self) -> Vec<EventRecord<'_>> {
+    fn records(&self) -> impl ExactSizeIterator<Item = EventRecord<'_>> + Clone {
         self.records
             .iter()
             .zip(&self.ranges)
@@ -195,7 +201,12 @@ impl PendingEvents {
                 payload: Bytes(&self.payloads[range.clone()]),
                 ..*record
             })
-            .collect()
+    }
+
+    /// About how many bytes the records take in a snapshot.
+    fn estimate(&self) -> usize {
+        let ports = self.records.iter().map(|r| r.port.len()).sum::<usize>();
+        ports + self.payloads.len() + 24 * self.records.len()
     }
 }
 
@@ -241,18 +252,10 @@ fn event_records(
         numbers.push(number);
     }
     let keys = Arc::new(keys);
-    // The recipients' places, only if anything is pending.
-    let recipients: RecipientMap = if live.is_empty() {
-        RecipientMap::default()
-    } else {
-        let mut map = RecipientMap::with_capacity_and_hasher(handles.len(), Default::default());
-        let places = handles.iter().enumerate();
-        map.extend(places.map(|(i, handle)| (handle.recipient(), i as u32)));
-        map
-    };
     let mut records = Vec::with_capacity(live.len());
     let mut payloads = Vec::with_capacity(live.len() * PAYLOAD_ESTIMATE);
     let mut ranges = Vec::with_capacity(live.len());
+    let mut wanted = Vec::with_capacity(live.len());
     keys::saving(&keys, || {
         for (i, (entry, key)) in live.iter().zip(numbers).enumerate() {
             // The actions lie wherever they were allocated: start loading
@@ -262,12 +265,24 @@ fn event_records(
                 prefetch(&*ahead.action);
             }
             let start = payloads.len();
-            let record = event_record(entry, &recipients, &mut payloads)?;
+            let (record, recipient) = event_record(entry, &mut payloads)?;
             records.push(EventRecord { key, ..record });
             ranges.push(start..payloads.len());
+            wanted.push((recipient, i as u32));
         }
         Ok(())
     })?;
+    // Each event's recipient, by its place among the bench's models (a
+    // recipient outside the bench was refused when the event was
+    // scheduled: the error is a safeguard).
+    let models = handles.iter().map(|handle| handle.recipient());
+    let places = recipients::places(models, wanted).map_err(|event| SaveError::Event {
+        event: live[event as usize].action.describe(),
+        reason: "its recipient is not a model of this bench".to_string(),
+    })?;
+    for (record, model) in records.iter_mut().zip(places) {
+        record.model = model;
+    }
     Ok(PendingEvents {
         records,
         payloads,
@@ -276,16 +291,13 @@ fn event_records(
     })
 }
 
-/// Mailbox identities (addresses) to model places.
-type RecipientMap = AddressMap<usize, u32>;
-
-/// The record of one pending event (its key not numbered yet), its
-/// payload appended to `payload`.
+/// The record of one pending event (its key's number and its recipient's
+/// place left for the caller), its payload appended to `payload`, and its
+/// recipient's mailbox identity.
 fn event_record(
     entry: &Entry,
-    recipients: &RecipientMap,
     payload: &mut Vec<u8>,
-) -> Result<EventRecord<'static>, SaveError> {
+) -> Result<(EventRecord<'static>, usize), SaveError> {
     let failed = |reason: String| SaveError::Event {
         event: entry.action.describe(),
         reason,
@@ -299,14 +311,11 @@ fn event_record(
             ))
         })
         .map_err(failed)?;
-    let model = *recipients
-        .get(&saved.recipient)
-        .ok_or_else(|| failed("its recipient is not a model of this bench".to_string()))?;
     let record = EventRecord {
         time: entry.order.time.as_nanos(),
         origin: entry.order.origin,
         seq: entry.order.seq,
-        model,
+        model: 0,
         port: saved.port,
         period: entry
             .action
@@ -315,7 +324,7 @@ fn event_record(
         key: 0,
         payload: Bytes::default(),
     };
-    Ok(record)
+    Ok((record, saved.recipient))
 }
 
 /// Every model's next sequence number and state (a range of `out`), read
