@@ -65,6 +65,8 @@ mod handle;
 #[cfg(feature = "save")]
 mod keys;
 #[cfg(feature = "save")]
+mod queue_order;
+#[cfg(feature = "save")]
 mod recipients;
 #[cfg(feature = "save")]
 mod restore;
