@@ -64,6 +64,7 @@ impl Name {
     }
 
     /// The name's length in bytes (without reading it as a string).
+    #[cfg_attr(not(feature = "save"), allow(dead_code))]
     pub(crate) fn byte_len(&self) -> usize {
         match self {
             Name::Inline(inline) => usize::from(inline.len),

@@ -77,7 +77,7 @@ pub(crate) struct Seq<I>(pub(crate) I);
 
 impl<I> Serialize for Seq<I>
 where
-    I: Iterator + ExactSizeIterator + Clone,
+    I: ExactSizeIterator + Clone,
     I::Item: Serialize,
 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -15,7 +15,7 @@ use crate::address_hash::AddressMap;
 
 /// An event's recipient (its mailbox's identity) and the event's place in
 /// the list of pending events.
-pub(super) type Wanted = (usize, u32);
+pub(super) type Wanted = (usize, usize);
 
 /// Up to how many models a map of them stays in the caches, so that
 /// looking each event up in it beats sorting the events (10⁶ events for
@@ -29,7 +29,7 @@ const LOOK_UP_TO: usize = 1 << 15;
 pub(super) fn places(
     models: impl ExactSizeIterator<Item = usize>,
     wanted: Vec<Wanted>,
-) -> Result<Vec<u32>, u32> {
+) -> Result<Vec<u32>, usize> {
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
@@ -47,7 +47,7 @@ pub(super) fn places(
 fn looked_up(
     models: impl ExactSizeIterator<Item = usize>,
     wanted: &[Wanted],
-) -> Result<Vec<u32>, u32> {
+) -> Result<Vec<u32>, usize> {
     let mut map = AddressMap::with_capacity_and_hasher(models.len(), Default::default());
     map.extend(models.zip(0..));
     let find = |&(recipient, event): &Wanted| map.get(&recipient).copied().ok_or(event);
@@ -56,10 +56,10 @@ fn looked_up(
 
 /// [`places`], the events sorted by recipient and walked beside the
 /// sorted `models`.
-fn joined(models: &[(usize, u32)], mut wanted: Vec<Wanted>) -> Result<Vec<u32>, u32> {
+fn joined(models: &[(usize, u32)], mut wanted: Vec<Wanted>) -> Result<Vec<u32>, usize> {
     let mut places = vec![0; wanted.len()];
     wanted.sort_unstable_by_key(|(recipient, _)| *recipient);
-    let mut stranger: Option<u32> = None;
+    let mut stranger: Option<usize> = None;
     let mut model = models.iter().peekable();
     for (recipient, event) in wanted {
         while model
@@ -67,7 +67,7 @@ fn joined(models: &[(usize, u32)], mut wanted: Vec<Wanted>) -> Result<Vec<u32>, 
             .is_some()
         {}
         match model.peek() {
-            Some((identity, place)) if *identity == recipient => places[event as usize] = *place,
+            Some((identity, place)) if *identity == recipient => places[event] = *place,
             _ => stranger = Some(stranger.map_or(event, |first| first.min(event))),
         }
     }
@@ -101,17 +101,21 @@ mod tests {
     fn a_large_bench_is_joined_as_a_small_one_is_looked_up() {
         let identity = |i: usize| 1_000 + 176 * (i * 7_919 % (LOOK_UP_TO + 5));
         let models = || (0..LOOK_UP_TO + 5).map(identity);
-        let wanted: Vec<Wanted> = (0..1_000)
-            .map(|e| (identity(e * 31 % 999), e as u32))
-            .collect();
+        let wanted: Vec<Wanted> = (0..1_000).map(|e| (identity(e * 31 % 999), e)).collect();
         let joined = places(models(), wanted.clone());
         assert_eq!(joined, looked_up(models(), &wanted));
         assert_eq!(joined.unwrap()[5], 155, "event 5 is for model 5 · 31");
-        let mut strangers = wanted;
-        strangers[700].0 = 3;
-        strangers[800].0 = 5;
+        // The first stranger in the events' order, not in the sorted one.
+        let mut strangers = wanted.clone();
+        strangers[700].0 = 5;
+        strangers[800].0 = 3;
+        strangers[900].0 = usize::MAX;
         assert_eq!(places(models(), strangers.clone()), Err(700));
         assert_eq!(looked_up(models(), &strangers), Err(700));
+        // A stranger past every model's identity, at the join's end.
+        let mut last = wanted;
+        last[900].0 = usize::MAX;
+        assert_eq!(places(models(), last), Err(900));
     }
 
     #[test]

@@ -144,13 +144,7 @@ impl Simulation {
                 connections: connections.get(index).copied().unwrap_or(0),
                 state: Bytes(&state_bytes[state.clone()]),
             });
-        let estimate = registry
-            .models
-            .iter()
-            .map(|m| m.path.byte_len() + 16)
-            .sum::<usize>()
-            + state_bytes.len()
-            + events.estimate();
+        let estimate = models_estimate(registry, &state_bytes) + events.estimate();
         let body = SavedBody {
             time: self.time().as_nanos(),
             bench_seq: self.core().bench_seq(),
@@ -160,6 +154,13 @@ impl Simulation {
         };
         format::encode(&body, estimate).map_err(|error| SaveError::Io(error.to_string()))
     }
+}
+
+/// About how many bytes the models' records take in a snapshot, their
+/// states being `states`.
+fn models_estimate(registry: &Registry, states: &[u8]) -> usize {
+    let paths = registry.models.iter().map(|m| m.path.byte_len() + 16);
+    paths.sum::<usize>() + states.len()
 }
 
 /// Every model's handle, or the error naming the first that cannot be
@@ -267,7 +268,7 @@ fn event_records(
             let (record, recipient) = event_record(entry, &mut payloads)?;
             records.push(EventRecord { key, ..record });
             ranges.push(start..payloads.len());
-            wanted.push((recipient, i as u32));
+            wanted.push((recipient, i));
         }
         Ok(())
     })?;
@@ -276,7 +277,7 @@ fn event_records(
     // scheduled: the error is a safeguard).
     let models = handles.iter().map(|handle| handle.recipient());
     let places = recipients::places(models, wanted).map_err(|event| SaveError::Event {
-        event: live[event as usize].action.describe(),
+        event: live[event].action.describe(),
         reason: "its recipient is not a model of this bench".to_string(),
     })?;
     for (record, model) in records.iter_mut().zip(places) {

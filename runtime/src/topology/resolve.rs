@@ -66,6 +66,7 @@ impl Recorder {
     /// names and clusters of the graph: what a checksum of the bench's
     /// wiring needs, at a fraction of the cost (no string per model or
     /// connection).
+    #[cfg_attr(not(feature = "save"), allow(dead_code))]
     pub(crate) fn wiring(&self) -> Vec<Connection> {
         let mut resolver = Resolver::new(self, false);
         for (i, (_, links)) in self.models_with_links().enumerate() {
