@@ -207,9 +207,10 @@ impl Executor {
     #[inline(never)]
     pub(crate) fn busy(&self) -> Vec<TaskMeta> {
         let until = Instant::now() + SETTLE_FOR_REPORT;
-        while self.tasks.iter().any(|task| task.is_running()) && Instant::now() < until {
+        await_running_polls(&self.tasks, || {
             std::thread::sleep(Duration::from_micros(100));
-        }
+            Instant::now() < until
+        });
         self.tasks
             .iter()
             .filter(|task| !task.is_done())
@@ -316,6 +317,15 @@ fn is_live(task: &Task) -> bool {
 
 /// How long a timeout's report waits for the polls under way to end.
 const SETTLE_FOR_REPORT: Duration = Duration::from_millis(20);
+
+/// Waits while a poll of one of `tasks` is under way, calling `pause`
+/// between looks, until it returns false. Once no task is seen running,
+/// what each poll did (a message handed to another model, the wake that
+/// queued it) is visible: a task's state leaves `RUNNING` with release
+/// ordering, and is read here with acquire.
+fn await_running_polls(tasks: &[Arc<Task>], mut pause: impl FnMut() -> bool) {
+    while tasks.iter().any(|task| task.is_running()) && pause() {}
+}
 
 /// Spawns worker `index` with its queue; `None` if the OS refuses a thread
 /// (the other workers and the calling thread then do the work).

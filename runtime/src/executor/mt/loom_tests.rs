@@ -9,7 +9,8 @@
 use std::future::poll_fn;
 use std::task::{Poll, Waker};
 
-use super::Executor;
+use super::task::{AfterPoll, Task};
+use super::{await_running_polls, Executor};
 use crate::executor::st::RunError;
 use crate::executor::{ModelMailbox, TaskMeta, TaskProbe};
 use crate::mailbox::channel::{Channel, Pushed};
@@ -256,5 +257,41 @@ fn loom_executor_teardown_frees_a_task_its_mailbox_wakes() {
         assert!(executor.stuck().is_empty());
         drop(executor);
         drop(channel);
+    });
+}
+
+/// A timeout's report (`Executor::busy`) while a poll is still under way:
+/// model `x`, polled by a worker, hands a message to the idle model `y`
+/// (wakes it) and ends its poll. Read one after the other, without the
+/// wait for running polls, `y` could be seen before the wake and `x`
+/// after its poll ended, and the report would name neither (checked: the
+/// model fails without `await_running_polls`). With it, one of the two is
+/// always named.
+#[test]
+fn loom_a_timeout_report_sees_a_message_handed_over_during_it() {
+    every_interleaving(|| {
+        let task = |name: &str| {
+            let shared = Arc::new(super::shared::Shared::new(Vec::new()));
+            let future = Box::pin(std::future::pending());
+            Arc::new(Task::new_scheduled(future, meta(name), shared))
+        };
+        // Spawn order: `y` before `x`, as the report reads them.
+        let (y, x) = (task("y"), task("x"));
+        assert!(y.start_poll());
+        assert_eq!(y.end_poll(), AfterPoll::Idle);
+        assert!(x.start_poll());
+        let (worker_x, worker_y) = (x.clone(), y.clone());
+        let worker = loom::thread::spawn(move || {
+            worker_y.mark_woken();
+            assert_eq!(worker_x.end_poll(), AfterPoll::Idle);
+        });
+        let tasks = [y, x];
+        await_running_polls(&tasks, || {
+            loom::thread::yield_now();
+            true
+        });
+        let named = tasks.iter().filter(|task| task.is_running_or_queued());
+        assert!(named.count() > 0, "the hand-over was missed");
+        worker.join().unwrap();
     });
 }
