@@ -628,19 +628,23 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn run_failed(&mut self, error: RunError) -> SimulationError {
-        let busy = match error {
-            RunError::Timeout => self.busy_models(self.rounds.as_deref()),
-            RunError::Panic { .. } => Vec::new(),
-        };
+        let busy = self.busy_models(&error, self.rounds.as_deref());
         self.run_failed_with(error, busy)
     }
 
-    /// The models a timeout left busy: the executor's, once the polls
-    /// under way have ended, then (in the deterministic order) the
+    /// The models a timeout (`error`) left busy: the executor's, once the
+    /// polls under way have ended, then (in the deterministic order) the
     /// senders of what `rounds` holds for the next round, which those
-    /// polls may have added to.
+    /// polls may have added to. None for a panic.
     #[cold]
-    pub(super) fn busy_models(&self, rounds: Option<&ordered::Rounds>) -> Vec<BusyModel> {
+    pub(super) fn busy_models(
+        &self,
+        error: &RunError,
+        rounds: Option<&ordered::Rounds>,
+    ) -> Vec<BusyModel> {
+        if let RunError::Panic { .. } = error {
+            return Vec::new();
+        }
         let busy = self.executor.busy();
         let staged = rounds.map(ordered::staged_senders).unwrap_or_default();
         with_staged(busy, staged)

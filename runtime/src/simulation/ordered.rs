@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{BusyModel, Simulation, SimulationError};
-use crate::executor::{panic_message, RunError, TaskProbe};
+use crate::executor::{panic_message, TaskProbe};
 use crate::staging::{Round, Stage};
 
 /// The order in which messages caused at one time reach a mailbox or a
@@ -113,10 +113,7 @@ impl Simulation {
         while rounds.stage.take_sorted(&mut rounds.round) {
             self.deliver_round(rounds)?;
             if let Err(error) = self.executor.run(deadline) {
-                let busy = match error {
-                    RunError::Timeout => self.busy_models(Some(rounds)),
-                    RunError::Panic { .. } => Vec::new(),
-                };
+                let busy = self.busy_models(&error, Some(rounds));
                 return Err(self.run_failed_with(error, busy));
             }
         }
