@@ -11,12 +11,16 @@
 //! senders have no order of their own on several threads).
 
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::sync::Arc;
 
 use causim::{CallbackSink, SimTime, TimeView};
 
+pub use crate::decimation::Decimation;
+use crate::decimation::Thinning;
+use crate::shared::Shared;
 use crate::store::{Raw, Store};
+use crate::sync::{self, lock, Mutex};
+use crate::tap::{Convert, RecorderTap};
 use crate::value::{Kind, Value};
 
 /// One sample: the simulation time at which a value was sent, and what
@@ -29,31 +33,16 @@ pub struct Sample {
     pub value: Value,
 }
 
-/// Which of the sent values a recorder keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Decimation {
-    /// Every value (the default).
-    #[default]
-    All,
-    /// The first value, then every `n`-th one after it (`0` and `1`: all).
-    EveryNth(u64),
-    /// At most one value per interval: a value is kept if it was sent at
-    /// least this long after the last kept one.
-    MinInterval(Duration),
-    /// Only a value that differs from the last kept one (a waveform's
-    /// natural encoding).
-    OnChange,
-}
-
-/// A series' samples and the state its decimation needs.
+/// The samples its sinks give a series, and the state its decimation
+/// needs.
 #[derive(Debug)]
 pub(crate) struct SeriesData {
     /// The kept samples, in the order they were sent.
-    pub(crate) store: Store,
-    /// Which values are kept.
+    store: Store,
+    /// Which values are kept (also given to each tap when made).
     decimation: Decimation,
-    /// Values offered so far, kept or not.
-    offered: u64,
+    /// What the decimation remembers of the sinks' values.
+    thinning: Thinning,
 }
 
 impl SeriesData {
@@ -62,89 +51,125 @@ impl SeriesData {
         SeriesData {
             store: Store::new(kind),
             decimation: Decimation::All,
-            offered: 0,
+            thinning: Thinning::default(),
         }
     }
 
     /// Keeps `value` sent at `time` if the decimation says so.
     #[inline]
     fn offer(&mut self, time: SimTime, value: Value) {
-        let index = self.offered;
-        self.offered += 1;
         let raw = Raw {
             nanos: time.as_nanos(),
             bits: self.store.encode(value),
         };
-        if self.keeps(index, raw) {
+        if self.thinning.keeps(self.decimation, raw) {
             self.store.push(raw);
         }
     }
-
-    /// Whether `raw`, the `index`-th value offered, is kept.
-    #[inline]
-    fn keeps(&self, index: u64, raw: Raw) -> bool {
-        // The common case first, as one predictable branch.
-        if self.decimation == Decimation::All {
-            return true;
-        }
-        match self.decimation {
-            Decimation::All => true,
-            Decimation::EveryNth(n) => n <= 1 || index.is_multiple_of(n),
-            Decimation::MinInterval(interval) => self.store.last().is_none_or(|last| {
-                let since = Duration::from_nanos(raw.nanos.saturating_sub(last.nanos));
-                raw.nanos >= last.nanos && since >= interval
-            }),
-            Decimation::OnChange => self.store.last().is_none_or(|last| last.bits != raw.bits),
-        }
-    }
 }
 
-/// The lock of a series; a panic while it was held (in a user's
-/// [`Recordable`](crate::Recordable) impl, say) leaves the samples usable.
-pub(crate) fn lock(data: &Mutex<SeriesData>) -> MutexGuard<'_, SeriesData> {
-    data.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The shared part of a recorder: what a [`Recording`](crate::Recording)
-/// keeps to write the series out.
+/// One series of a recording: its name and kind, and its sink's samples.
 #[derive(Debug)]
 pub(crate) struct SeriesEntry {
     /// The series' name: a model path and a port, `sat/power/battery/soc`.
     pub(crate) name: String,
     /// The kind of its values.
     pub(crate) kind: Kind,
-    /// Its samples.
-    pub(crate) data: Arc<Mutex<SeriesData>>,
+    /// Its place among the recording's series.
+    pub(crate) index: usize,
+    /// The samples its sink gave.
+    data: Mutex<SeriesData>,
 }
 
-/// A recorder of values of type `T`: connect its [`sink`](Self::sink) to
-/// an output.
+impl SeriesEntry {
+    /// A series with no sample yet.
+    pub(crate) fn new(name: String, kind: Kind, index: usize) -> Self {
+        SeriesEntry {
+            name,
+            kind,
+            index,
+            data: Mutex::new(SeriesData::new(kind)),
+        }
+    }
+
+    /// The sink's samples and `from_taps` (in time order), merged by time:
+    /// same-time samples of the sink first.
+    pub(crate) fn with_sink_samples(&self, from_taps: Vec<Sample>) -> Vec<Sample> {
+        let mut samples = lock(&self.data).store.samples();
+        if samples.is_empty() {
+            return from_taps;
+        }
+        if !from_taps.is_empty() {
+            samples.extend(from_taps);
+            // Stable: each part is in time order already.
+            samples.sort_by_key(|sample| sample.time);
+        }
+        samples
+    }
+}
+
+/// A recorder of values of type `T`: connect it to an output with
+/// `output.tap(recorder.tap())` (without a lock, the fast way) or
+/// `output.connect_sink(recorder.sink())` (a connection).
 pub struct Recorder<T> {
-    /// The series it feeds (shared with its recording).
+    /// The series it feeds.
     entry: Arc<SeriesEntry>,
+    /// What the recording's recorders and taps share.
+    shared: sync::Arc<Shared>,
+    /// The bench's clock.
+    clock: TimeView,
+    /// How a payload becomes the recorded value.
+    convert: Convert<T>,
     /// The connection outputs push into.
     sink: CallbackSink<T>,
 }
 
 impl<T: Send + 'static> Recorder<T> {
-    /// A recorder named `name` of values of kind `kind`, each turned into a
-    /// value by `convert` and stamped with `clock`'s time.
+    /// A recorder named `name` of values of kind `kind` in the recording
+    /// that `shared` belongs to, each turned into a value by `convert` and
+    /// stamped with `clock`'s time.
     pub(crate) fn new(
+        shared: sync::Arc<Shared>,
         name: String,
         kind: Kind,
         clock: TimeView,
         convert: impl Fn(&T) -> Value + Send + Sync + 'static,
     ) -> Self {
-        let data = Arc::new(Mutex::new(SeriesData::new(kind)));
-        let sink_data = data.clone();
-        let sink = CallbackSink::new(move |payload: T| {
-            let value = convert(&payload);
-            lock(&sink_data).offer(clock.now(), value);
-        });
+        let convert: Convert<T> = Arc::new(convert);
+        let entry = shared.add_series(|index| SeriesEntry::new(name, kind, index));
+        let sink = {
+            let (entry, clock, convert) = (entry.clone(), clock.clone(), convert.clone());
+            CallbackSink::new(move |payload: T| {
+                let value = convert(&payload);
+                lock(&entry.data).offer(clock.now(), value);
+            })
+        };
         Recorder {
-            entry: Arc::new(SeriesEntry { name, kind, data }),
+            entry,
+            shared,
+            clock,
+            convert,
             sink,
         }
+    }
+
+    /// What an output is tapped with: `output.tap(recorder.tap())`.
+    ///
+    /// Each call makes a new tap: tap several outputs into one recorder
+    /// and its series merges them by time (same-time samples tap by tap,
+    /// in the order the taps were made). A tap takes the recorder's
+    /// decimation as it is when the tap is made.
+    pub fn tap(&self) -> RecorderTap<T> {
+        let tap = self.shared.add_tap(self.entry.index);
+        let decimation = lock(&self.entry.data).decimation;
+        RecorderTap::new(
+            self.shared.clone(),
+            tap,
+            self.clock.clone(),
+            self.convert.clone(),
+            self.entry.kind,
+            decimation,
+        )
     }
 
     /// What an output connects to: `output.connect_sink(recorder.sink())`.
@@ -152,7 +177,8 @@ impl<T: Send + 'static> Recorder<T> {
         &self.sink
     }
 
-    /// Keeps only the values `decimation` selects, from now on.
+    /// Keeps only the values `decimation` selects, from now on for its
+    /// sink, and for the taps made after this call.
     pub fn decimate(self, decimation: Decimation) -> Self {
         lock(&self.entry.data).decimation = decimation;
         self
@@ -165,22 +191,17 @@ impl<T: Send + 'static> Recorder<T> {
 
     /// A copy of the samples kept so far.
     pub fn samples(&self) -> Vec<Sample> {
-        lock(&self.entry.data).store.samples()
+        self.shared.samples_of(&self.entry)
     }
 
     /// The number of samples kept so far.
     pub fn len(&self) -> usize {
-        lock(&self.entry.data).store.len()
+        self.samples().len()
     }
 
     /// True if no sample was kept.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// The shared part, for the recording.
-    pub(crate) fn entry(&self) -> &Arc<SeriesEntry> {
-        &self.entry
     }
 }
 
@@ -188,6 +209,9 @@ impl<T> Clone for Recorder<T> {
     fn clone(&self) -> Self {
         Recorder {
             entry: self.entry.clone(),
+            shared: self.shared.clone(),
+            clock: self.clock.clone(),
+            convert: self.convert.clone(),
             sink: self.sink.clone(),
         }
     }
@@ -202,46 +226,13 @@ impl<T> fmt::Debug for Recorder<T> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(causim_loom)))]
 mod tests {
     use super::*;
-
-    fn offered(decimation: Decimation, values: &[(u64, f64)]) -> Vec<(u64, f64)> {
-        let mut data = SeriesData::new(Kind::Real);
-        data.decimation = decimation;
-        for &(t, v) in values {
-            data.offer(SimTime::from_nanos(t), Value::Real(v));
-        }
-        data.store
-            .samples()
-            .iter()
-            .map(|s| (s.time.as_nanos(), s.value.as_f64().unwrap()))
-            .collect()
-    }
 
     #[test]
     fn a_stored_sample_takes_16_bytes() {
         // `docs/recording.md` gives the memory of a recording from it.
         assert_eq!(std::mem::size_of::<Raw>(), 16);
-    }
-
-    const VALUES: [(u64, f64); 6] = [(0, 1.0), (1, 1.0), (2, 2.0), (5, 2.0), (6, 3.0), (9, 3.0)];
-
-    #[test]
-    fn decimations_keep_what_they_say() {
-        assert_eq!(offered(Decimation::All, &VALUES), VALUES.to_vec());
-        assert_eq!(
-            offered(Decimation::EveryNth(2), &VALUES),
-            vec![(0, 1.0), (2, 2.0), (6, 3.0)]
-        );
-        assert_eq!(offered(Decimation::EveryNth(0), &VALUES), VALUES.to_vec());
-        assert_eq!(
-            offered(Decimation::MinInterval(Duration::from_nanos(4)), &VALUES),
-            vec![(0, 1.0), (5, 2.0), (9, 3.0)]
-        );
-        assert_eq!(
-            offered(Decimation::OnChange, &VALUES),
-            vec![(0, 1.0), (2, 2.0), (6, 3.0)]
-        );
     }
 }

@@ -1,5 +1,7 @@
-//! Where a series keeps its samples while the bench runs: 16 bytes each,
-//! in chunks that are never moved.
+//! How a series keeps its samples while the bench runs: 16 bytes each,
+//! in chunks that are never moved. A sink's samples are in a [`Store`],
+//! under the series' lock; a tap's are in a lane (`lane.rs`), without
+//! one; both encode values with an [`Encoder`].
 //!
 //! Two choices keep recording cheap on the sender's path (measured on the
 //! pinball workload, `docs/benchmarks.md`, "Recording"):
@@ -28,39 +30,39 @@ pub(crate) struct Raw {
 }
 
 /// Samples in the first chunk.
-const FIRST_CHUNK: usize = 256;
+pub(crate) const FIRST_CHUNK: usize = if cfg!(causim_loom) { 2 } else { 256 };
 /// Samples in the largest chunks.
-const LARGEST_CHUNK: usize = 1 << 16;
+pub(crate) const LARGEST_CHUNK: usize = if cfg!(causim_loom) { 4 } else { 1 << 16 };
 
-/// The samples of one series.
-#[derive(Debug)]
-pub(crate) struct Store {
-    /// The kind every sample is stored as.
+/// How the values of one kind are stored in 64 bits, and read back.
+#[derive(Debug, Clone)]
+pub(crate) struct Encoder {
+    /// The kind every value is stored as.
     kind: Kind,
-    /// Full chunks, then the one being filled (none before the first
-    /// sample).
-    chunks: Vec<Vec<Raw>>,
     /// The distinct labels seen, indexed by a label sample's bits.
     labels: Vec<&'static str>,
 }
 
-impl Store {
-    /// An empty store of `kind` values.
+impl Encoder {
+    /// An encoder of `kind` values that has seen no label.
     pub(crate) fn new(kind: Kind) -> Self {
-        Store {
+        Encoder {
             kind,
-            chunks: Vec::new(),
             labels: Vec::new(),
         }
     }
 
-    /// The last sample stored.
-    #[inline]
-    pub(crate) fn last(&self) -> Option<Raw> {
-        self.chunks.last().and_then(|chunk| chunk.last()).copied()
+    /// An encoder of `kind` values that knows `labels`, to decode.
+    pub(crate) fn with_labels(kind: Kind, labels: Vec<&'static str>) -> Self {
+        Encoder { kind, labels }
     }
 
-    /// `value` encoded for this store's kind; a value of another kind
+    /// The labels seen, in the order of their indexes.
+    pub(crate) fn labels(&self) -> &[&'static str] {
+        &self.labels
+    }
+
+    /// `value` encoded for this encoder's kind; a value of another kind
     /// is converted (a number to a boolean is "not zero", anything to a
     /// label is its text if it is one, else `?`).
     #[inline]
@@ -74,7 +76,7 @@ impl Store {
         }
     }
 
-    /// A value of another kind than the store's, converted.
+    /// A value of another kind than the encoder's, converted.
     #[cold]
     fn convert(&mut self, kind: Kind, value: Value) -> u64 {
         let number = value.as_f64();
@@ -101,6 +103,50 @@ impl Store {
         index as u64
     }
 
+    /// The value `bits` stands for.
+    pub(crate) fn decode(&self, bits: u64) -> Value {
+        match self.kind {
+            Kind::Real => Value::Real(f64::from_bits(bits)),
+            Kind::Int => Value::Int(bits as i64),
+            Kind::Bool => Value::Bool(bits != 0),
+            Kind::Label => Value::Label(self.labels.get(bits as usize).copied().unwrap_or("?")),
+        }
+    }
+
+    /// `raw`, decoded.
+    pub(crate) fn sample(&self, raw: Raw) -> Sample {
+        Sample {
+            time: SimTime::from_nanos(raw.nanos),
+            value: self.decode(raw.bits),
+        }
+    }
+}
+
+/// The samples of one series that a sink feeds, under its lock.
+#[derive(Debug)]
+pub(crate) struct Store {
+    /// How values are stored.
+    encoder: Encoder,
+    /// Full chunks, then the one being filled (none before the first
+    /// sample).
+    chunks: Vec<Vec<Raw>>,
+}
+
+impl Store {
+    /// An empty store of `kind` values.
+    pub(crate) fn new(kind: Kind) -> Self {
+        Store {
+            encoder: Encoder::new(kind),
+            chunks: Vec::new(),
+        }
+    }
+
+    /// `value` encoded for this store's kind (see [`Encoder::encode`]).
+    #[inline]
+    pub(crate) fn encode(&mut self, value: Value) -> u64 {
+        self.encoder.encode(value)
+    }
+
     /// Appends one sample.
     #[inline]
     pub(crate) fn push(&mut self, raw: Raw) {
@@ -121,16 +167,6 @@ impl Store {
         self.chunks.push(chunk);
     }
 
-    /// The value `bits` stands for.
-    pub(crate) fn decode(&self, bits: u64) -> Value {
-        match self.kind {
-            Kind::Real => Value::Real(f64::from_bits(bits)),
-            Kind::Int => Value::Int(bits as i64),
-            Kind::Bool => Value::Bool(bits != 0),
-            Kind::Label => Value::Label(self.labels.get(bits as usize).copied().unwrap_or("?")),
-        }
-    }
-
     /// The number of samples.
     pub(crate) fn len(&self) -> usize {
         self.chunks.iter().map(Vec::len).sum()
@@ -140,10 +176,7 @@ impl Store {
     pub(crate) fn samples(&self) -> Vec<Sample> {
         let mut samples = Vec::with_capacity(self.len());
         for raw in self.chunks.iter().flatten() {
-            samples.push(Sample {
-                time: SimTime::from_nanos(raw.nanos),
-                value: self.decode(raw.bits),
-            });
+            samples.push(self.encoder.sample(*raw));
         }
         samples
     }
@@ -166,7 +199,7 @@ mod tests {
         assert_eq!(samples.len(), FIRST_CHUNK * 5);
         assert_eq!(samples[1000].value, Value::Label("b"));
         assert_eq!(samples[1000].time, SimTime::from_nanos(1000));
-        assert_eq!(store.labels, ["a", "b", "c"]);
+        assert_eq!(store.encoder.labels(), ["a", "b", "c"]);
     }
 
     #[test]
@@ -180,9 +213,9 @@ mod tests {
             (Kind::Label, Value::Int(1), Value::Label("?")),
         ];
         for (kind, value, decoded) in cases {
-            let mut store = Store::new(kind);
-            let bits = store.encode(value);
-            assert_eq!(store.decode(bits), decoded, "{kind:?} {value:?}");
+            let mut encoder = Encoder::new(kind);
+            let bits = encoder.encode(value);
+            assert_eq!(encoder.decode(bits), decoded, "{kind:?} {value:?}");
         }
     }
 }

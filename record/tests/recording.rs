@@ -1,5 +1,6 @@
 //! A known bench recorded: its CSV and VCD files compared with expected
-//! ones, the VCD parsed back, and the same series on 1, 2 and 4 threads.
+//! ones, the VCD parsed back, and the same series on 1, 2 and 4 threads,
+//! through sinks and through taps.
 
 use std::time::Duration;
 
@@ -70,8 +71,34 @@ impl Lamp {
     }
 }
 
+/// How the recorders are attached to the outputs.
+#[derive(Debug, Clone, Copy)]
+enum Attach {
+    /// `output.connect_sink(recorder.sink())`.
+    Sinks,
+    /// `output.tap(recorder.tap())`.
+    Taps,
+}
+
+/// Attaches `recorder` to `output` as `attach` says.
+fn attach<T: Clone + Send + 'static>(
+    output: &mut Output<T>,
+    recorder: causim_record::Recorder<T>,
+    attach: Attach,
+) {
+    match attach {
+        Attach::Sinks => output.connect_sink(recorder.sink()),
+        Attach::Taps => output.tap(recorder.tap()),
+    }
+}
+
 /// Runs the bench for 2 s on `threads` threads and returns its series.
 fn run(threads: usize) -> Vec<Series> {
+    run_attached(threads, Attach::Sinks)
+}
+
+/// [`run`], with the recorders attached as `how` says.
+fn run_attached(threads: usize, how: Attach) -> Vec<Series> {
     let init = SimInit::new().with_threads(threads);
     let recording = Recording::new(init.time_view());
     let lamp_mb = Mailbox::new();
@@ -81,24 +108,20 @@ fn run(threads: usize) -> Vec<Series> {
         level: Output::new(),
         lit: Output::new(),
     };
-    blinker
-        .count
-        .connect_sink(recording.record::<u32>("panel/blinker/count").sink());
-    blinker
-        .level
-        .connect_sink(recording.record::<f64>("panel/blinker/level").sink());
-    blinker.lit.connect_sink(
-        recording
-            .record::<bool>("panel/blinker/lit")
-            .decimate(Decimation::OnChange)
-            .sink(),
-    );
+    let count = recording.record::<u32>("panel/blinker/count");
+    attach(&mut blinker.count, count, how);
+    let level = recording.record::<f64>("panel/blinker/level");
+    attach(&mut blinker.level, level, how);
+    let lit = recording
+        .record::<bool>("panel/blinker/lit")
+        .decimate(Decimation::OnChange);
+    attach(&mut blinker.lit, lit, how);
     blinker.lit.connect(Lamp::ports().lit, &lamp_mb);
     let mut lamp = Lamp {
         mode: Output::new(),
     };
-    lamp.mode
-        .connect_sink(recording.record::<Mode>("panel/lamp/mode").sink());
+    let mode = recording.record::<Mode>("panel/lamp/mode");
+    attach(&mut lamp.mode, mode, how);
     let mut simu = init
         .add_model(blinker, Mailbox::new(), "blinker")
         .add_model(lamp, lamp_mb, "lamp")
@@ -194,4 +217,145 @@ fn series_are_identical_on_1_2_and_4_threads() {
     for threads in [2, 4] {
         assert_eq!(run(threads), one, "{threads} threads");
     }
+}
+
+#[test]
+fn taps_record_the_series_sinks_record_on_1_2_and_4_threads() {
+    let sinks = run(1);
+    for threads in [1, 2, 4] {
+        assert_eq!(
+            run_attached(threads, Attach::Taps),
+            sinks,
+            "{threads} threads"
+        );
+    }
+}
+
+/// Sends `n` on `a` and `10 n` on `b` at its `n`-th tick, and `100 n` on
+/// `c` at even ticks.
+#[model]
+struct Three {
+    n: u32,
+    a: Output<u32>,
+    b: Output<u32>,
+    c: Output<u32>,
+}
+
+#[model]
+impl Three {
+    #[input]
+    async fn tick(&mut self) {
+        self.n += 1;
+        self.a.send(self.n).await;
+        self.b.send(10 * self.n).await;
+        if self.n.is_multiple_of(2) {
+            self.c.send(100 * self.n).await;
+        }
+    }
+}
+
+/// A bench of one `Three` ticking at 1, 2, 3 and 4 s, its outputs wired
+/// by `wire`.
+fn three_ticking(init: SimInit, wire: impl FnOnce(&mut Three)) -> Simulation {
+    let mut model = Three {
+        n: 0,
+        a: Output::new(),
+        b: Output::new(),
+        c: Output::new(),
+    };
+    wire(&mut model);
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let simu = init
+        .add_model(model, mailbox, "three")
+        .init(SimTime::ZERO)
+        .unwrap();
+    for s in 1..=4 {
+        simu.scheduler()
+            .schedule(SimTime::from_secs(s), Three::ports().tick, (), &address)
+            .unwrap();
+    }
+    simu
+}
+
+/// [`three_ticking`] with its three outputs recorded by one recorder: `a`
+/// and `b` tapped, `c` through the sink.
+fn three(init: SimInit) -> (Simulation, Recording, causim_record::Recorder<u32>) {
+    let recording = Recording::new(init.time_view());
+    let recorder = recording.record::<u32>("three/all");
+    let simu = three_ticking(init, |model| {
+        model.c.connect_sink(recorder.sink());
+        model.a.tap(recorder.tap());
+        model.b.tap(recorder.tap());
+    });
+    (simu, recording, recorder)
+}
+
+/// `(seconds, value)` of each sample.
+fn points(series: &[causim_record::Sample]) -> Vec<(u64, i64)> {
+    series
+        .iter()
+        .map(|s| {
+            (
+                s.time.as_nanos() / 1_000_000_000,
+                s.value.as_f64().unwrap() as i64,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_recorder_fed_by_taps_and_a_sink_merges_them_by_time() {
+    for threads in [1, 2, 4] {
+        let (mut simu, recording, recorder) = three(SimInit::new().with_threads(threads));
+        simu.step_until(SimTime::from_secs(10)).unwrap();
+        // Same-time samples: the sink's first, then the taps' in the order
+        // they were made.
+        let expected = vec![
+            (1, 1),
+            (1, 10),
+            (2, 200),
+            (2, 2),
+            (2, 20),
+            (3, 3),
+            (3, 30),
+            (4, 400),
+            (4, 4),
+            (4, 40),
+        ];
+        assert_eq!(points(&recorder.samples()), expected, "{threads} threads");
+        assert_eq!(recorder.len(), expected.len());
+        let series = recording.get("three/all").unwrap();
+        assert_eq!(points(&series.samples), expected);
+    }
+}
+
+#[test]
+fn a_tapped_series_can_be_read_between_steps() {
+    let (mut simu, _recording, recorder) = three(SimInit::new().with_threads(1));
+    assert!(recorder.is_empty());
+    simu.step().unwrap();
+    assert_eq!(points(&recorder.samples()), vec![(1, 1), (1, 10)]);
+    simu.step().unwrap();
+    assert_eq!(recorder.len(), 5);
+}
+
+#[test]
+fn a_tap_keeps_the_decimation_of_its_recorder_when_made() {
+    let init = SimInit::new().with_threads(1);
+    let recording = Recording::new(init.time_view());
+    let every_other = recording
+        .record::<u32>("three/a")
+        .decimate(Decimation::EveryNth(2));
+    let mut simu = three_ticking(init, |model| {
+        model.a.tap(every_other.tap());
+        let all = every_other.clone().decimate(Decimation::All);
+        model.b.tap(all.tap());
+    });
+    simu.step_until(SimTime::from_secs(10)).unwrap();
+    // `a`'s tap keeps every other value; `b`'s, made after, all of them.
+    assert_eq!(
+        points(&every_other.samples()),
+        vec![(1, 1), (1, 10), (2, 20), (3, 3), (3, 30), (4, 40)]
+    );
 }

@@ -78,7 +78,7 @@ pub use mailbox::{Address, IntoAddress, Mailbox};
 pub use model::Model;
 pub use ports::{
     CallbackSink, EventQueue, EventSlot, EventSource, InputPort, Output, QuerySource, ReplierPort,
-    Requestor, UniRequestor,
+    Requestor, Tap, UniRequestor,
 };
 pub use scheduler::{Deadline, Event, EventKey, Scheduler, SchedulingError, ZeroDelay};
 pub use simulation::{

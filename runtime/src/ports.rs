@@ -6,7 +6,9 @@
 //!   send requests to repliers and collect the replies.
 //! - [`EventSource`] and [`QuerySource`] do the same from the bench;
 //!   [`EventSlot`] and [`EventQueue`] read outputs from the bench;
-//!   [`CallbackSink`] hands each value to a function (recorders use it).
+//!   [`CallbackSink`] hands each value to a function; a [`Tap`] sees
+//!   every value an output sends without being a connection (recorders
+//!   use both).
 //! - [`InputRef`] and [`ReplierRef`] are a port of one model instance,
 //!   which a [composite](crate::composite) exposes; senders connect to them
 //!   with `connect_to`.
@@ -27,6 +29,7 @@ mod requestor;
 mod sink;
 mod source;
 mod staged;
+mod tap;
 pub(crate) mod target;
 
 pub use exposed::{InputRef, ReplierRef};
@@ -38,3 +41,4 @@ pub use requestor::{Requestor, UniRequestor};
 pub(crate) use sink::sink_key;
 pub use sink::{CallbackSink, EventQueue, EventSlot, Sink};
 pub use source::{EventSource, QuerySource};
+pub use tap::Tap;

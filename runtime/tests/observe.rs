@@ -1,12 +1,13 @@
 //! Observing a bench from outside: a `CallbackSink` with the `TimeView`
-//! (what recorders are built on), and the progress callback of long calls.
+//! and an output's `Tap` (what recorders are built on), and the progress
+//! callback of long calls.
 
 mod common;
 use common::*;
 
 use std::sync::{Arc, Mutex};
 
-use causim::{CallbackSink, Progress};
+use causim::{CallbackSink, Progress, Tap, TimeView};
 
 /// Sends its tick number on every tick.
 #[model]
@@ -96,4 +97,180 @@ fn progress_reports_time_events_and_completion() {
     simu.clear_progress();
     simu.step_until(t(400)).unwrap();
     assert_eq!(after.len(), 1);
+}
+
+/// What taps saw: the tap's name, the bench's time and the value.
+type Seen = Arc<Mutex<Vec<(&'static str, SimTime, u32)>>>;
+
+/// A tap that logs what it sees, with its name and the bench's time.
+struct Logging {
+    name: &'static str,
+    clock: TimeView,
+    log: Seen,
+}
+
+impl Tap<u32> for Logging {
+    fn observe(&mut self, value: &u32) {
+        let entry = (self.name, self.clock.now(), *value);
+        self.log.lock().unwrap().push(entry);
+    }
+}
+
+/// An emitter `emitter` whose one output goes to a recorder `rec` (unless
+/// `connected` is false) and is tapped by `taps` named taps logging into
+/// the returned log; `emit` is scheduled at 2 s with `script`.
+fn tapped_bench(
+    taps: &[&'static str],
+    connected: bool,
+    script: Vec<(usize, u32)>,
+) -> (Simulation, Log<u32>, Seen) {
+    let log = Log::new();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let init = sim_init();
+    let mut emitter = Emitter::<u32>::new(1);
+    let rec = Mailbox::new();
+    if connected {
+        emitter.outs[0].connect(Recorder::ports().input, &rec);
+    }
+    for &name in taps {
+        emitter.outs[0].tap(Logging {
+            name,
+            clock: init.time_view(),
+            log: seen.clone(),
+        });
+    }
+    assert_eq!(emitter.outs[0].connection_count(), usize::from(connected));
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let simu = start(init.add_model(emitter, mbox, "emitter").add_model(
+        Recorder::new(&log),
+        rec,
+        "rec",
+    ));
+    simu.scheduler()
+        .schedule(t(2), Emitter::ports().emit, script, &addr)
+        .unwrap();
+    (simu, log, seen)
+}
+
+#[test]
+fn a_tap_sees_each_value_when_it_is_sent_and_the_connection_still_gets_it() {
+    let script = vec![(0, 1), (0, 2), (0, 3)];
+    let (mut simu, log, seen) = tapped_bench(&["tap"], true, script);
+    simu.step_until(t(5)).unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("tap", t(2), 1), ("tap", t(2), 2), ("tap", t(2), 3)]
+    );
+    assert_eq!(log.values_of("rec"), vec![1, 2, 3]);
+}
+
+#[test]
+fn a_tap_is_not_a_connection_in_the_topology() {
+    struct Ignore;
+    impl Tap<u64> for Ignore {
+        fn observe(&mut self, _: &u64) {}
+    }
+    let topology_with = |tapped: bool| {
+        let mut ticker = Ticker {
+            ticks: 0,
+            out: Output::new(),
+        };
+        let queue = EventQueue::new();
+        ticker.out.connect_sink(&queue);
+        if tapped {
+            ticker.out.tap(Ignore);
+        }
+        assert_eq!(ticker.out.connection_count(), 1);
+        let init = sim_init().add_model(ticker, Mailbox::new(), "ticker");
+        init.topology()
+    };
+    let tapped = topology_with(true);
+    assert_eq!(tapped.connections().len(), 1);
+    assert_eq!(tapped, topology_with(false));
+}
+
+#[test]
+fn taps_see_values_in_the_order_they_were_added() {
+    let (mut simu, log, seen) = tapped_bench(&["first", "second"], true, vec![(0, 7), (0, 8)]);
+    simu.step().unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            ("first", t(2), 7),
+            ("second", t(2), 7),
+            ("first", t(2), 8),
+            ("second", t(2), 8)
+        ]
+    );
+    assert_eq!(log.values_of("rec"), vec![7, 8]);
+}
+
+#[test]
+fn a_tap_on_an_unconnected_output_sees_every_value() {
+    let (mut simu, log, seen) = tapped_bench(&["alone"], false, vec![(0, 4), (0, 5)]);
+    simu.step().unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("alone", t(2), 4), ("alone", t(2), 5)]
+    );
+    assert_eq!(log.values_of("rec"), Vec::<u32>::new());
+}
+
+#[test]
+fn a_tapped_output_to_a_mailbox_never_added_still_reports_no_recipient() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let init = sim_init();
+    let mut emitter = Emitter::<u32>::new(1);
+    let stray = Mailbox::<Recorder<u32>>::new();
+    emitter.outs[0].connect(Recorder::ports().input, &stray);
+    emitter.outs[0].tap(Logging {
+        name: "tap",
+        clock: init.time_view(),
+        log: seen.clone(),
+    });
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(init.add_model(emitter, mbox, "emitter"));
+    let error = simu
+        .process_event(Emitter::ports().emit, vec![(0, 6)], &addr)
+        .unwrap_err();
+    assert!(
+        matches!(&error, SimulationError::NoRecipient { sender: Some(s), .. } if s == "emitter"),
+        "{error}"
+    );
+    assert_eq!(*seen.lock().unwrap(), [("tap", t(0), 6)]);
+}
+
+#[test]
+fn a_connection_made_after_the_tap_is_served_and_the_tap_still_sees() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let init = sim_init();
+    let mut emitter = Emitter::<u32>::new(1);
+    emitter.outs[0].tap(Logging {
+        name: "early",
+        clock: init.time_view(),
+        log: seen.clone(),
+    });
+    let queue = EventQueue::new();
+    emitter.outs[0].connect_sink(&queue);
+    let log = Log::new();
+    let rec = Mailbox::new();
+    emitter.outs[0].connect(Recorder::ports().input, &rec);
+    assert_eq!(emitter.outs[0].connection_count(), 2);
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(init.add_model(emitter, mbox, "emitter").add_model(
+        Recorder::new(&log),
+        rec,
+        "rec",
+    ));
+    simu.process_event(Emitter::ports().emit, vec![(0, 3), (0, 4)], &addr)
+        .unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("early", t(0), 3), ("early", t(0), 4)]
+    );
+    assert_eq!(queue.take_all(), [3, 4]);
+    assert_eq!(log.values_of("rec"), vec![3, 4]);
 }

@@ -26,6 +26,11 @@ impl Params {
             .unwrap_or_else(|| panic!("parameter {name:?} missing from {self}"))
     }
 
+    /// The value of `name`, or `default` if it is not given.
+    pub fn get_or(&self, name: &str, default: u64) -> u64 {
+        self.0.get(name).copied().unwrap_or(default)
+    }
+
     /// The value of `name` as a count.
     pub fn count(&self, name: &str) -> usize {
         usize::try_from(self.get(name)).expect("count fits in usize")

@@ -19,6 +19,7 @@ use super::input::InputFor;
 use super::link::ConnectionList;
 use super::sink::Sink;
 use super::staged::StagedTarget;
+use super::tap::{BothTaps, Tap};
 use super::target::{Check, ForeignInput, InputConnection, Target};
 use crate::mailbox::{IntoAddress, WaitTicket};
 
@@ -61,12 +62,35 @@ enum Targets<T> {
         reason = "grows in place like `Many`, which it becomes"
     )]
     Unchecked(Box<Vec<Arc<dyn Target<T>>>>),
+    /// An output's connections with a tap (see `tap.rs`): out of line, so
+    /// that outputs without one stay as small and their sends as short.
+    Tapped(Box<Tapped<T>>),
+}
+
+/// The connections of a tapped output, and its tap, in one allocation:
+/// a send then touches one line for both.
+struct Tapped<T, D: ?Sized = dyn Tap<T>> {
+    /// The connections (never `Tapped` themselves).
+    targets: Targets<T>,
+    /// What sees every value sent.
+    tap: D,
+}
+
+/// The taps of a list that gets one more, as one tap.
+impl<T: Send + 'static> Tap<T> for Box<Tapped<T>> {
+    fn observe(&mut self, value: &T) {
+        self.tap.observe(value);
+    }
 }
 
 impl<T: Send + 'static> Targets<T> {
     /// Appends `target`; the list is then unchecked.
     fn push(&mut self, target: Arc<dyn Target<T>>) {
         *self = match std::mem::replace(self, Targets::None) {
+            Targets::Tapped(mut tapped) => {
+                tapped.targets.push(target);
+                Targets::Tapped(tapped)
+            }
             Targets::None => Targets::UncheckedOne(target),
             Targets::One(first) | Targets::UncheckedOne(first) => {
                 Targets::Unchecked(Box::new(vec![first, target]))
@@ -85,6 +109,42 @@ impl<T: Send + 'static> Targets<T> {
             Targets::None => &[],
             Targets::One(one) | Targets::UncheckedOne(one) => std::slice::from_ref(one),
             Targets::Many(all) | Targets::Unchecked(all) => all,
+            Targets::Tapped(tapped) => tapped.targets.as_slice(),
+        }
+    }
+
+    /// Adds `tap`, after any the list has.
+    fn add_tap(&mut self, tap: impl Tap<T>) {
+        *self = match std::mem::replace(self, Targets::None) {
+            Targets::Tapped(mut earlier) => {
+                let targets = std::mem::replace(&mut earlier.targets, Targets::None);
+                let tap = BothTaps::new(Box::new(earlier), Box::new(tap));
+                Targets::Tapped(Box::new(Tapped { targets, tap }))
+            }
+            targets => Targets::Tapped(Box::new(Tapped { targets, tap })),
+        };
+    }
+
+    /// True if the list is not checked yet (see the module docs).
+    #[inline]
+    fn is_unchecked(&self) -> bool {
+        matches!(self, Targets::UncheckedOne(_) | Targets::Unchecked(_))
+    }
+
+    /// What a send does before its first poll on a list that is not a
+    /// plain checked one: shows `value` to the tap, if there is one, and
+    /// checks the connections if they are not yet (see
+    /// [`check`](Self::check)).
+    #[inline(never)]
+    fn prepare(&mut self, value: &T) {
+        match self {
+            Targets::Tapped(tapped) => {
+                if tapped.targets.is_unchecked() {
+                    tapped.targets.check();
+                }
+                tapped.tap.observe(value);
+            }
+            _ => self.check(),
         }
     }
 
@@ -97,6 +157,7 @@ impl<T: Send + 'static> Targets<T> {
         let all = match self {
             Targets::UncheckedOne(one) => std::slice::from_mut(one),
             Targets::Unchecked(all) => &mut all[..],
+            Targets::Tapped(tapped) => return tapped.targets.check(),
             _ => return,
         };
         let Some(bench) = crate::bench::current() else {
@@ -187,6 +248,11 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         self.targets.push(sink.target());
     }
 
+    /// Shows every value sent to `tap`, after any tap added before.
+    pub(crate) fn tap(&mut self, tap: impl Tap<T>) {
+        self.targets.add_tap(tap);
+    }
+
     fn add(&mut self, target: impl Target<T> + 'static) {
         self.targets.push(Arc::new(target));
     }
@@ -220,19 +286,29 @@ impl<T: Clone + Send + 'static> Fanout<T> {
         cx: &mut Context<'_>,
         ticket: Option<&mut WaitTicket<'a>>,
     ) -> Poll<()> {
-        send.poll_many(self.targets.as_slice(), cx, ticket)
+        match &self.targets {
+            // A tapped output of one connection keeps the single path.
+            Targets::Tapped(tapped) => match &tapped.targets {
+                Targets::One(only) => send.poll_one(&**only, cx, ticket),
+                // An output only tapped (a recorded signal) sends nothing.
+                Targets::None => Poll::Ready(()),
+                targets => send.poll_many(targets.as_slice(), cx, ticket),
+            },
+            targets => send.poll_many(targets.as_slice(), cx, ticket),
+        }
     }
 
-    /// Checks the connections against the sending bench if they were
-    /// not yet (see the module docs): one test of the list's tag, before a
-    /// send borrows the list for as long as it waits.
+    /// Checks the connections against the sending bench if they were not
+    /// yet (see the module docs), and shows `value` to the tap if there is
+    /// one: one test of the list's tag, before a send borrows the list for
+    /// as long as it waits.
     #[inline]
-    pub(crate) fn check_first(&mut self) {
-        if matches!(
+    pub(crate) fn prepare_send(&mut self, value: &T) {
+        if !matches!(
             self.targets,
-            Targets::UncheckedOne(_) | Targets::Unchecked(_)
+            Targets::One(_) | Targets::Many(_) | Targets::None
         ) {
-            self.targets.check();
+            self.targets.prepare(value);
         }
     }
 

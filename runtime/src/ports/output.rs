@@ -10,6 +10,7 @@ use super::fanout::{Fanout, FanoutSend};
 use super::input::InputFor;
 use super::link::{ConnectionList, SendingPort};
 use super::sink::Sink;
+use super::tap::Tap;
 use crate::mailbox::{IntoAddress, WaitTicket};
 use crate::model::Model;
 
@@ -103,6 +104,18 @@ impl<T: Clone + Send + 'static> Output<T> {
         self.fanout.connect_sink(sink);
     }
 
+    /// Shows every value this output sends to `tap`, by reference, when
+    /// [`send`](Self::send) is called (after the taps added before it).
+    ///
+    /// A tap is not a connection: it does not count in
+    /// [`connection_count`](Self::connection_count), is not in the
+    /// topology, and leaves an output of one connection on the
+    /// single-connection path. Recorders of `causim-record` are taps
+    /// (`output.tap(recorder.tap())`), which record without a lock.
+    pub fn tap(&mut self, tap: impl Tap<T>) {
+        self.fanout.tap(tap);
+    }
+
     /// True if at least one connection was made.
     pub fn is_connected(&self) -> bool {
         self.fanout.len() > 0
@@ -117,7 +130,7 @@ impl<T: Clone + Send + 'static> Output<T> {
     /// is full.
     #[inline]
     pub fn send(&mut self, value: T) -> OutputSend<'_, T> {
-        self.fanout.check_first();
+        self.fanout.prepare_send(&value);
         OutputSend {
             fanout: &self.fanout,
             progress: FanoutSend::new(value),

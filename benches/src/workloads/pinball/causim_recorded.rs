@@ -1,5 +1,5 @@
 //! Pinball on causim with a recorder: every bumper also sends the ball it
-//! got on an output connected to a `causim-record` recorder, so that every
+//! got on an output tapped by a `causim-record` recorder, so that every
 //! event of the workload records one sample (its simulation time and the
 //! ball's hops left). The difference with plain causim, per hop, is the
 //! cost of recording (target: at most 20 % of the hop time).
@@ -7,11 +7,14 @@
 //! Each bumper has its own series (a recorder per output, as a bench
 //! records the outputs of its models), all in one recording per run.
 //!
-//! A separate output rather than a second connection of the outputs the
-//! bumper already sends on: an output of one connection takes the
-//! kernel's single-connection path, and the recorder then adds less
-//! (callgrind: 341 instructions per hop this way, 380 with the recorder
-//! on the peers' outputs, against 200 without recording).
+//! An output of its own rather than taps on the twelve outputs the bumper
+//! already sends on: a tap is a line of memory of its own, and twelve per
+//! model (9 516 in all) do not stay in cache, which cost more than the
+//! extra send (`docs/benchmarks.md`, "Recording").
+//!
+//! With `reserve=1` in the parameters (not in `versus`'s sets; given to
+//! `versus --one`), the recording maps the memory of every sample before
+//! the step (`Recording::reserve`), so that the step meets no page fault.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -30,7 +33,7 @@ use crate::workloads::tally::{self, Tally};
 pub struct RecordedBumper {
     /// One output per model of the rig; its own is left unconnected.
     peers: Vec<Output<u64>>,
-    /// Every ball it gets, to the recorder.
+    /// Every ball it gets, to its recorder's tap.
     seen: Output<u64>,
     /// Its index in the rig.
     me: usize,
@@ -58,6 +61,9 @@ pub fn run(shape: &Shape, threads: usize) -> (u64, Duration) {
     let total = tally::total();
     let init = SimInit::new().with_threads(threads);
     let recording = Recording::new(init.time_view());
+    if shape.reserve {
+        recording.reserve(shape.expected() as usize);
+    }
     let (mut simu, starts) = build(init, &recording, shape, &total);
     let scheduler = simu.scheduler();
     let t1 = SimTime::from_secs(1);
@@ -101,7 +107,7 @@ fn build(
         for (me, (mut bumper, mailbox)) in bumpers.into_iter().zip(mailboxes).enumerate() {
             let name = format!("r{rig}m{me}");
             let recorder = recording.record::<u64>(format!("{name}/seen"));
-            bumper.seen.connect_sink(recorder.sink());
+            bumper.seen.tap(recorder.tap());
             init = init.add_model(bumper, mailbox, name);
         }
     }

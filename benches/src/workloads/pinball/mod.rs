@@ -32,6 +32,9 @@ pub struct Shape {
     pub balls: usize,
     /// Deliveries of each ball.
     pub hops_per_ball: u64,
+    /// `causim-recorded` only: map the recording's memory before the step
+    /// (`reserve=1`; not in the standard sets, see `causim_recorded.rs`).
+    pub reserve: bool,
 }
 
 impl Shape {
@@ -43,6 +46,7 @@ impl Shape {
             models: params.count("models"),
             balls,
             hops_per_ball: params.get("hops") / balls as u64,
+            reserve: params.get_or("reserve", 0) != 0,
         }
     }
 

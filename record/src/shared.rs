@@ -1,0 +1,185 @@
+//! What the recorders and taps of one recording share, and how a series is
+//! put back together from its sink and its taps.
+//!
+//! A series' samples come from two places: its sink's store (`store.rs`,
+//! under the series' lock, in the order they were sent) and the threads'
+//! lanes (`lane.rs`), where every tap of the recording writes, tagged with
+//! its tap number and its own count. Reading a series copies its sink's
+//! samples and every lane's records of its taps, then orders them by
+//! time; same-time samples come sink first, then tap by tap in the order
+//! the taps were made, each tap's in the order it sent them. The order
+//! depends on nothing a thread decides, so a series is the same on any
+//! number of threads.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::lane::{Lane, LaneWriter, Record, Spare};
+use crate::recorder::{Sample, SeriesEntry};
+use crate::store::Encoder;
+use crate::sync::{lock, Arc, Mutex};
+
+/// The next recording's id (ids are never reused: a thread's writer found
+/// by id is never one of an earlier recording).
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// One tap of a recording.
+#[derive(Debug, Clone)]
+struct TapEntry {
+    /// The index of its series among the recording's.
+    series: usize,
+    /// The labels its encoder has seen, by index.
+    labels: Vec<&'static str>,
+}
+
+/// The part of a recording shared by its recorders and taps.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    /// This recording's id, for the threads' writers.
+    id: u64,
+    /// Every series, in the order they were made.
+    entries: Mutex<Vec<std::sync::Arc<SeriesEntry>>>,
+    /// Every thread's lane.
+    lanes: Mutex<Vec<Arc<Lane>>>,
+    /// Every tap, by tap number.
+    taps: Mutex<Vec<TapEntry>>,
+    /// Chunks made before the run, for the lanes.
+    spare: Arc<Spare>,
+}
+
+impl Shared {
+    /// An empty recording's shared part.
+    pub(crate) fn new() -> Self {
+        Shared {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            entries: Mutex::new(Vec::new()),
+            lanes: Mutex::new(Vec::new()),
+            taps: Mutex::new(Vec::new()),
+            spare: Arc::default(),
+        }
+    }
+
+    /// Maps memory for `samples` more tapped samples now.
+    pub(crate) fn reserve(&self, samples: usize) {
+        self.spare.reserve(samples);
+    }
+
+    /// The recording's id.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Adds a series made by `make` with its index.
+    pub(crate) fn add_series(
+        &self,
+        make: impl FnOnce(usize) -> SeriesEntry,
+    ) -> std::sync::Arc<SeriesEntry> {
+        let mut entries = lock(&self.entries);
+        let entry = std::sync::Arc::new(make(entries.len()));
+        entries.push(entry.clone());
+        entry
+    }
+
+    /// Adds a tap of series `series`; returns its tap number.
+    pub(crate) fn add_tap(&self, series: usize) -> u32 {
+        let mut taps = lock(&self.taps);
+        taps.push(TapEntry {
+            series,
+            labels: Vec::new(),
+        });
+        // More than 2³² taps in one recording would not fit in memory.
+        u32::try_from(taps.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    /// Publishes the labels tap `tap` has seen (before it writes a sample
+    /// that uses the last of them).
+    pub(crate) fn publish_labels(&self, tap: u32, labels: &[&'static str]) {
+        if let Some(entry) = lock(&self.taps).get_mut(tap as usize) {
+            entry.labels = labels.to_vec();
+        }
+    }
+
+    /// A lane for the calling thread, listed for the readers.
+    pub(crate) fn new_lane(&self) -> LaneWriter {
+        let (lane, writer) = Lane::new(self.spare.clone());
+        lock(&self.lanes).push(lane);
+        writer
+    }
+
+    /// The names of the series, in the order they were made.
+    pub(crate) fn names(&self) -> Vec<String> {
+        lock(&self.entries).iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// Every series, in the order they were made, with its samples.
+    pub(crate) fn all_series(&self) -> Vec<(std::sync::Arc<SeriesEntry>, Vec<Sample>)> {
+        let entries = lock(&self.entries).clone();
+        let mut tapped = self.tapped_samples(|_| true);
+        entries
+            .into_iter()
+            .map(|entry| {
+                let from_taps = tapped.remove(&entry.index).unwrap_or_default();
+                let samples = entry.with_sink_samples(from_taps);
+                (entry, samples)
+            })
+            .collect()
+    }
+
+    /// The samples of `entry`.
+    pub(crate) fn samples_of(&self, entry: &SeriesEntry) -> Vec<Sample> {
+        let from_taps = self
+            .tapped_samples(|series| series == entry.index)
+            .remove(&entry.index)
+            .unwrap_or_default();
+        entry.with_sink_samples(from_taps)
+    }
+
+    /// The taps' samples of the series `wanted` picks, by series index,
+    /// each in time order, then tap, then the tap's own order.
+    fn tapped_samples(&self, wanted: impl Fn(usize) -> bool) -> HashMap<usize, Vec<Sample>> {
+        // The records first, then the taps' labels: every label a record
+        // uses was published before it was written.
+        let lanes = lock(&self.lanes).clone();
+        let records: Vec<Vec<Record>> = lanes.iter().map(|lane| lane.records()).collect();
+        let taps = lock(&self.taps).clone();
+        let decoders: Vec<Encoder> = {
+            let entries = lock(&self.entries);
+            let kind = |series: usize| entries[series].kind;
+            taps.iter()
+                .map(|tap| Encoder::with_labels(kind(tap.series), tap.labels.clone()))
+                .collect()
+        };
+        let mut by_series: HashMap<usize, Vec<Record>> = HashMap::new();
+        for record in records.into_iter().flatten() {
+            let Some(tap) = taps.get(tap_of(record.tag)) else {
+                continue;
+            };
+            if wanted(tap.series) {
+                by_series.entry(tap.series).or_default().push(record);
+            }
+        }
+        by_series
+            .into_iter()
+            .map(|(series, mut records)| {
+                records.sort_unstable_by_key(|r| (r.raw.nanos, r.tag));
+                let samples = records
+                    .into_iter()
+                    .map(|r| decoders[tap_of(r.tag)].sample(r.raw))
+                    .collect();
+                (series, samples)
+            })
+            .collect()
+    }
+}
+
+/// The tap number in a record's tag.
+fn tap_of(tag: u64) -> usize {
+    (tag >> 32) as usize
+}
+
+/// The tag of the `count`-th sample of tap `tap` (counts wrap after 2³²
+/// samples; only same-time samples of one tap are ordered by it).
+#[inline]
+pub(crate) fn tag(tap: u32, count: u32) -> u64 {
+    (u64::from(tap) << 32) | u64::from(count)
+}
