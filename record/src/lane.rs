@@ -35,7 +35,7 @@ use std::sync::Arc as StdArc;
 use crate::store::{Raw, LARGEST_CHUNK};
 use crate::sync::{lock, Arc, AtomicU64, Mutex, Ordering};
 
-/// Slots in a lane's first chunk (6 KiB).
+/// Slots in a lane's first chunk (6 KiB; a thread's lane then doubles).
 const FIRST_CHUNK: usize = if cfg!(causim_loom) { 2 } else { 256 };
 
 /// One sample's place: its time plus one (zero: not written yet), its
@@ -82,8 +82,13 @@ impl Spare {
     }
 
     /// A spare chunk, if one is left.
-    fn take(&self) -> Option<StdArc<[Slot]>> {
+    pub(crate) fn take(&self) -> Option<StdArc<[Slot]>> {
         lock(&self.chunks).pop()
+    }
+
+    /// Frees the chunks not taken.
+    pub(crate) fn clear(&self) {
+        lock(&self.chunks).clear();
     }
 }
 
@@ -133,7 +138,23 @@ impl Lane {
     }
 
     /// The samples written so far, in the order they were written.
+    #[cfg(test)]
     pub(crate) fn records(&self) -> Vec<Record> {
+        self.records_where(|_| true)
+    }
+
+    /// Frees the samples, once no writer will add any (its recording is
+    /// gone): a thread's writer, which lives as long as the thread, keeps
+    /// only the chunk it was filling.
+    pub(crate) fn clear(&self) {
+        let mut all = lock(&self.chunks);
+        all.chunks.clear();
+        all.at_end.clear();
+    }
+
+    /// The samples written so far whose tag `keep` accepts, in the order
+    /// they were written.
+    pub(crate) fn records_where(&self, keep: impl Fn(u64) -> bool) -> Vec<Record> {
         let mut records = Vec::new();
         let (chunks, at_end) = {
             let all = lock(&self.chunks);
@@ -152,12 +173,14 @@ impl Lane {
                     bits: bits.load(Ordering::Relaxed),
                 };
                 let tag = tag.load(Ordering::Relaxed);
-                records.push(Record { raw, tag });
+                if keep(tag) {
+                    records.push(Record { raw, tag });
+                }
             }
         }
         // Samples at the end of time were written after every slot, all
         // of which this read saw (the mutex orders them).
-        records.extend(at_end);
+        records.extend(at_end.into_iter().filter(|r| keep(r.tag)));
         records
     }
 }
@@ -169,7 +192,7 @@ pub(crate) struct LaneWriter {
     chunk: StdArc<[Slot]>,
     /// The slots of it written.
     index: usize,
-    /// The lane, for a new chunk or label.
+    /// The lane, for a new chunk.
     lane: Arc<Lane>,
 }
 

@@ -9,7 +9,7 @@
 //!   (`output.connect_sink(recorder.sink())`). It keeps `(simulation time,
 //!   value)` samples of numbers, booleans and labels ([`Recordable`], which
 //!   a user implements for an enum), every value or a [`Decimation`] of
-//!   them, in an order no thread decides.
+//!   them; a tapped series is in an order no thread decides.
 //! - Writers: CSV ([`write_csv_long`], [`write_csv_wide`]), VCD waveforms
 //!   with one scope per model path ([`write_vcd`], feature `vcd`, on by
 //!   default), SVG plots ([`plot_svg`], feature `plot`).

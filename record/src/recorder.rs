@@ -1,14 +1,16 @@
-//! One recorded series: the samples, how they are thinned, and the handle
-//! an output is connected to.
+//! One recorded series: the samples its sink gives, how they are thinned,
+//! and the handle an output is tapped with or connected to.
 //!
-//! A recorder is a [`CallbackSink`]: connecting it is the ordinary
-//! `output.connect_sink(recorder.sink())`. The callback runs on the
-//! sending model's thread, inside its time step, so it reads the bench's
-//! clock through a [`TimeView`] and gets the time at which the value was
-//! sent. Its samples sit behind a mutex: uncontended unless two models on
-//! two threads feed the same recorder at once, which is allowed (the
-//! series then holds their samples in lock order; same-time samples of two
-//! senders have no order of their own on several threads).
+//! A recorder reaches an output two ways. Its taps (`tap.rs`) write
+//! without a lock into the threads' lanes of the recording. Its sink is a
+//! [`CallbackSink`], connected the ordinary way
+//! (`output.connect_sink(recorder.sink())`), whose samples sit behind a
+//! mutex: uncontended unless two models on two threads feed the same sink
+//! at once, which is allowed (its samples are then in lock order;
+//! same-time samples of two senders have no order of their own on several
+//! threads). Both run on the sending model's thread, inside its time step,
+//! so they read the bench's clock through a [`TimeView`] and get the time
+//! at which the value was sent.
 
 use std::fmt;
 use std::sync::Arc;
@@ -92,6 +94,11 @@ impl SeriesEntry {
         }
     }
 
+    /// The number of samples the sink gave.
+    pub(crate) fn sink_len(&self) -> usize {
+        lock(&self.data).store.len()
+    }
+
     /// The sink's samples and `from_taps` (in time order), merged by time:
     /// same-time samples of the sink first.
     pub(crate) fn with_sink_samples(&self, from_taps: Vec<Sample>) -> Vec<Sample> {
@@ -109,7 +116,7 @@ impl SeriesEntry {
 }
 
 /// A recorder of values of type `T`: connect it to an output with
-/// `output.tap(recorder.tap())` (without a lock, the fast way) or
+/// `output.tap(recorder.tap())` (no clone, no lock, not a connection) or
 /// `output.connect_sink(recorder.sink())` (a connection).
 pub struct Recorder<T> {
     /// The series it feeds.
@@ -196,7 +203,7 @@ impl<T: Send + 'static> Recorder<T> {
 
     /// The number of samples kept so far.
     pub fn len(&self) -> usize {
-        self.samples().len()
+        self.shared.len_of(&self.entry)
     }
 
     /// True if no sample was kept.

@@ -89,12 +89,15 @@ impl Recording {
     /// Maps memory for `samples` more samples of this recording's taps
     /// now, before the run, rather than while the bench runs.
     ///
-    /// A tapped sample takes 24 bytes, in chunks of 65 536 samples that
-    /// the threads running tapped outputs take from this reserve before
-    /// asking for more. Without it, memory is mapped as samples come: a
-    /// page fault per 170 samples, which costs microseconds on a virtual
-    /// machine and is a stall a real-time run should not meet. What is not
-    /// used stays with the recording until it is dropped.
+    /// A tapped sample takes 24 bytes, in chunks of 65 536 samples (1.5
+    /// MiB; `samples` is rounded up to whole chunks) that each thread
+    /// running tapped outputs takes from this reserve, whole, before
+    /// asking for more: on several threads, reserve a chunk more per
+    /// thread. Without it, memory is mapped as samples come: a page fault
+    /// per 170 samples, which costs microseconds on a virtual machine and
+    /// is a stall a real-time run should not meet. What is not used stays
+    /// with the recording until it is dropped. Like any allocation, one
+    /// the system cannot give aborts the process.
     pub fn reserve(&self, samples: usize) {
         self.shared.reserve(samples);
     }

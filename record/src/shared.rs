@@ -125,6 +125,21 @@ impl Shared {
             .collect()
     }
 
+    /// The number of samples of `entry`: its sink's, and its taps' records
+    /// (counted, not decoded nor ordered).
+    pub(crate) fn len_of(&self, entry: &SeriesEntry) -> usize {
+        let series = self.tap_series();
+        let lanes = lock(&self.lanes).clone();
+        let tapped: usize = lanes
+            .iter()
+            .map(|lane| {
+                let of_entry = |tag| series.get(tap_of(tag)) == Some(&entry.index);
+                lane.records_where(of_entry).len()
+            })
+            .sum();
+        entry.sink_len() + tapped
+    }
+
     /// The samples of `entry`.
     pub(crate) fn samples_of(&self, entry: &SeriesEntry) -> Vec<Sample> {
         let from_taps = self
@@ -137,10 +152,14 @@ impl Shared {
     /// The taps' samples of the series `wanted` picks, by series index,
     /// each in time order, then tap, then the tap's own order.
     fn tapped_samples(&self, wanted: impl Fn(usize) -> bool) -> HashMap<usize, Vec<Sample>> {
-        // The records first, then the taps' labels: every label a record
-        // uses was published before it was written.
+        // Which series each tap feeds, to copy only the records wanted;
+        // then the records; then the taps' labels: every label a record
+        // uses was published before it was written. (A tap made after the
+        // first look is not read: the read is of the recording as it was.)
+        let series = self.tap_series();
+        let keep = |tag| series.get(tap_of(tag)).is_some_and(|&s| wanted(s));
         let lanes = lock(&self.lanes).clone();
-        let records: Vec<Vec<Record>> = lanes.iter().map(|lane| lane.records()).collect();
+        let records: Vec<Vec<Record>> = lanes.iter().map(|l| l.records_where(keep)).collect();
         let taps = lock(&self.taps).clone();
         let decoders: Vec<Encoder> = {
             let entries = lock(&self.entries);
@@ -151,10 +170,7 @@ impl Shared {
         };
         let mut by_series: HashMap<usize, Vec<Record>> = HashMap::new();
         for record in records.into_iter().flatten() {
-            let Some(tap) = taps.get(tap_of(record.tag)) else {
-                continue;
-            };
-            if wanted(tap.series) {
+            if let Some(tap) = taps.get(tap_of(record.tag)) {
                 by_series.entry(tap.series).or_default().push(record);
             }
         }
@@ -172,6 +188,26 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// The series of each tap, by tap number.
+    fn tap_series(&self) -> Vec<usize> {
+        lock(&self.taps).iter().map(|tap| tap.series).collect()
+    }
+}
+
+impl Drop for Shared {
+    /// Frees the samples of the recording's taps and its reserve: the
+    /// threads' writers, which outlive it, would hold them until their
+    /// thread records into another recording. (No tap writes any more: each
+    /// holds the recording.)
+    fn drop(&mut self) {
+        for lane in lock(&self.lanes).iter() {
+            lane.clear();
+        }
+        self.spare.clear();
+    }
+}
+
 /// The tap number in a record's tag.
 fn tap_of(tag: u64) -> usize {
     (tag >> 32) as usize
@@ -182,4 +218,36 @@ fn tap_of(tag: u64) -> usize {
 #[inline]
 pub(crate) fn tag(tap: u32, count: u32) -> u64 {
     (u64::from(tap) << 32) | u64::from(count)
+}
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests {
+    use super::*;
+    use crate::store::Raw;
+
+    #[test]
+    fn a_dropped_recording_frees_what_its_lanes_and_reserve_hold() {
+        let shared = Shared::new();
+        shared.reserve(1);
+        let mut writer = shared.new_lane();
+        for n in 0..1000 {
+            let raw = Raw { nanos: n, bits: n };
+            writer.push(Record { raw, tag: n });
+        }
+        let lane = writer.lane().clone();
+        assert_eq!(lane.records_where(|_| true).len(), 1000);
+        let spare = shared.spare.clone();
+        drop(shared);
+        // The writer (a thread's, which outlives the recording) still holds
+        // the lane, now empty, and the reserve is gone.
+        assert!(lane.records_where(|_| true).is_empty());
+        assert!(spare.take().is_none());
+    }
+
+    #[test]
+    fn ids_are_never_reused() {
+        let first = Shared::new().id();
+        let second = Shared::new().id();
+        assert_ne!(first, second);
+    }
 }

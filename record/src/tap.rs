@@ -1,7 +1,7 @@
 //! A recorder's tap: records every value an output sends, without a lock
 //! and without a connection.
 //!
-//! `output.tap(recorder.tap())` is the fast way to record an output: the
+//! `output.tap(recorder.tap())` records an output without a lock: the
 //! kernel shows the tap each value by reference when the model sends it
 //! (`causim::Tap`), on the output's usual path (an output of one
 //! connection keeps the single-connection send), and the tap appends the
@@ -66,6 +66,10 @@ struct Rest {
     thinning: Thinning,
     /// The label table and the conversions between kinds.
     encoder: Encoder,
+    /// How many of the encoder's labels the readers were given: a label
+    /// seen in a value the decimation dropped is published with the first
+    /// kept sample that uses it.
+    published: usize,
 }
 
 impl<T> RecorderTap<T> {
@@ -92,6 +96,7 @@ impl<T> RecorderTap<T> {
                 decimation,
                 thinning: Thinning::default(),
                 encoder: Encoder::new(kind),
+                published: 0,
             }),
         }
     }
@@ -116,7 +121,6 @@ impl<T> RecorderTap<T> {
     #[inline(never)]
     fn offer_slow(&mut self, time: SimTime, value: Value) {
         let rest = &mut *self.rest;
-        let known = rest.encoder.labels().len();
         let raw = Raw {
             nanos: time.as_nanos(),
             bits: rest.encoder.encode(value),
@@ -124,8 +128,10 @@ impl<T> RecorderTap<T> {
         if !rest.thinning.keeps(rest.decimation, raw) {
             return;
         }
-        if rest.encoder.labels().len() != known {
+        // Before the sample: a reader that sees it sees its label.
+        if rest.encoder.labels().len() != rest.published {
             rest.shared.publish_labels(self.tap, rest.encoder.labels());
+            rest.published = rest.encoder.labels().len();
         }
         self.push(raw);
     }

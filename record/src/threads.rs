@@ -4,7 +4,7 @@
 //! Why per thread rather than per tap: a bench taps thousands of outputs,
 //! and a lane per tap is a line of memory per tap written at each of its
 //! samples, which falls out of cache between two sends of the same output
-//! (in pinball, +90 to +210 ns per hop, `docs/benchmarks.md`). A thread's
+//! (in pinball, +90 ns per hop or more, `docs/benchmarks.md`). A thread's
 //! one lane is written in sequence: the line a sample goes to is the one
 //! the previous sample went to, or the next. The samples of one tap may
 //! then sit in several lanes (a model runs on whichever thread took it);

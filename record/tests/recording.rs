@@ -359,3 +359,70 @@ fn a_tap_keeps_the_decimation_of_its_recorder_when_made() {
         vec![(1, 1), (1, 10), (2, 20), (3, 3), (3, 30), (4, 40)]
     );
 }
+
+/// The lamp's mode, as a label (`Kind::Label`) recorded from a `bool`.
+fn mode_label(lit: &bool) -> Mode {
+    if *lit {
+        Mode::On
+    } else {
+        Mode::Off
+    }
+}
+
+#[test]
+fn a_decimated_tap_publishes_a_label_first_seen_in_a_dropped_value() {
+    // Labels off, on, on at 1, 2 and 3 s: `EveryNth(2)` drops the first
+    // `on`, and keeps the second, whose label the reader must know.
+    let init = SimInit::new().with_threads(1);
+    let recording = Recording::new(init.time_view());
+    let modes = recording
+        .record_map("three/mode", |n: &u32| mode_label(&(*n > 1)))
+        .decimate(Decimation::EveryNth(2));
+    let mut simu = three_ticking(init, |model| model.a.tap(modes.tap()));
+    simu.step_until(SimTime::from_secs(3)).unwrap();
+    let labels: Vec<(u64, Value)> = modes
+        .samples()
+        .iter()
+        .map(|s| (s.time.as_nanos() / 1_000_000_000, s.value))
+        .collect();
+    assert_eq!(labels, [(1, Value::Label("off")), (3, Value::Label("on"))]);
+}
+
+#[test]
+fn recordings_one_after_another_and_side_by_side_on_one_thread() {
+    // Each bench runs on this thread (one thread): the thread's writers
+    // serve a recording dropped, a new one, then two in turn.
+    let counts = |init: SimInit| {
+        let (mut simu, recording, recorder) = three(init);
+        simu.step_until(SimTime::from_secs(10)).unwrap();
+        (points(&recorder.samples()), recording)
+    };
+    let (first, recording) = counts(SimInit::new().with_threads(1));
+    drop(recording);
+    let (again, _kept) = counts(SimInit::new().with_threads(1));
+    assert_eq!(again, first);
+
+    let (mut one, _r1, rec1) = three(SimInit::new().with_threads(1));
+    let (mut two, _r2, rec2) = three(SimInit::new().with_threads(1));
+    for s in 1..=4 {
+        one.step_until(SimTime::from_secs(s)).unwrap();
+        two.step_until(SimTime::from_secs(s)).unwrap();
+    }
+    assert_eq!(points(&rec1.samples()), first);
+    assert_eq!(points(&rec2.samples()), first);
+}
+
+#[test]
+fn a_reserved_recording_records_the_same_series() {
+    for threads in [1, 2] {
+        let init = SimInit::new().with_threads(threads);
+        let (mut simu, recording, recorder) = three(init);
+        recording.reserve(10);
+        simu.step_until(SimTime::from_secs(10)).unwrap();
+        assert_eq!(recorder.len(), 10, "{threads} threads");
+        assert_eq!(
+            points(&recorder.samples())[..3],
+            [(1, 1), (1, 10), (2, 200)]
+        );
+    }
+}

@@ -274,3 +274,76 @@ fn a_connection_made_after_the_tap_is_served_and_the_tap_still_sees() {
     assert_eq!(queue.take_all(), [3, 4]);
     assert_eq!(log.values_of("rec"), vec![3, 4]);
 }
+
+#[test]
+fn a_tapped_send_that_waits_for_a_full_mailbox_is_seen_once() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let init = sim_init();
+    let mut emitter = Emitter::<u32>::new(1);
+    // One slot: each value after the first waits for the recorder.
+    let rec = Mailbox::with_capacity(1);
+    emitter.outs[0].connect(Recorder::ports().input, &rec);
+    emitter.outs[0].tap(Logging {
+        name: "tap",
+        clock: init.time_view(),
+        log: seen.clone(),
+    });
+    let log = Log::new();
+    let mbox = Mailbox::new();
+    let addr = mbox.address();
+    let mut simu = start(init.add_model(emitter, mbox, "emitter").add_model(
+        Recorder::new(&log),
+        rec,
+        "rec",
+    ));
+    let script: Vec<(usize, u32)> = (1..=5).map(|v| (0, v)).collect();
+    simu.process_event(Emitter::ports().emit, script, &addr)
+        .unwrap();
+    let values: Vec<u32> = seen.lock().unwrap().iter().map(|e| e.2).collect();
+    assert_eq!(values, [1, 2, 3, 4, 5]);
+    assert_eq!(log.values_of("rec"), vec![1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn a_tapped_output_in_the_deterministic_order_is_staged_and_seen() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let init = sim_init().with_message_order(MessageOrder::Deterministic);
+    let log = Log::new();
+    // Two emitters send to one recorder at the same time: the order is
+    // the senders' (by name), on any number of threads, with the taps.
+    let rec = Mailbox::new();
+    let mut init = init;
+    let mut addresses = Vec::new();
+    for (name, base) in [("a", 10), ("b", 20)] {
+        let mut emitter = Emitter::<u32>::new(1);
+        emitter.outs[0].connect(Recorder::ports().input, &rec);
+        emitter.outs[0].tap(Logging {
+            name,
+            clock: init.time_view(),
+            log: seen.clone(),
+        });
+        let mbox = Mailbox::new();
+        addresses.push((mbox.address(), base));
+        init = init.add_model(emitter, mbox, name);
+    }
+    let mut simu = start(init.add_model(Recorder::new(&log), rec, "rec"));
+    for (address, base) in addresses.iter().rev() {
+        let script = vec![(0, base + 1), (0, base + 2)];
+        simu.scheduler()
+            .schedule(t(1), Emitter::ports().emit, script, address)
+            .unwrap();
+    }
+    simu.step().unwrap();
+    assert_eq!(log.values_of("rec"), vec![11, 12, 21, 22]);
+    let mut taps = seen.lock().unwrap().clone();
+    taps.sort();
+    assert_eq!(
+        taps,
+        [
+            ("a", t(1), 11),
+            ("a", t(1), 12),
+            ("b", t(1), 21),
+            ("b", t(1), 22)
+        ]
+    );
+}
