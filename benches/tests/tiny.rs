@@ -4,7 +4,7 @@
 //! This keeps the benchmark code honest under `cargo test --workspace`
 //! without timing anything.
 
-use causim_benches::{Params, Workload};
+use causim_benches::{Engine, Params, Workload};
 
 /// A tiny parameter set for `workload`.
 fn tiny(workload: Workload) -> Vec<Params> {
@@ -59,6 +59,28 @@ fn fanin_counts_are_exact() {
 #[test]
 fn pinball_counts_are_exact() {
     run_all(Workload::Pinball);
+}
+
+#[test]
+fn recorded_pinball_options_record_every_hop() {
+    // The run checks that every hop was recorded once.
+    for (reserve, probe) in [(1, 0), (0, 1), (1, 1)] {
+        let params = Params::of(&[
+            ("rigs", 3),
+            ("models", 13),
+            ("balls", 7),
+            ("hops", 500),
+            ("reserve", reserve),
+            ("probe", probe),
+        ]);
+        for &threads in Workload::Pinball.threads() {
+            let sample = Workload::Pinball.run(Engine::CausimRecorded, threads, &params);
+            assert!(
+                sample.events > 0,
+                "reserve={reserve} probe={probe} {threads}"
+            );
+        }
+    }
 }
 
 #[test]

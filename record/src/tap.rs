@@ -30,7 +30,8 @@ pub(crate) type Convert<T> = std::sync::Arc<dyn Fn(&T) -> Value + Send + Sync>;
 /// it to [`Output::tap`](causim::Output::tap).
 ///
 /// Made by [`Recorder::tap`]; the series merges its taps' samples, and its
-/// sink's, by time when read.
+/// sink's, by time when read. A tap can also be kept in a model and called
+/// directly with [`Tap::observe`], to record a quantity no output sends.
 ///
 /// [`Recorder`]: crate::Recorder
 /// [`Recorder::tap`]: crate::Recorder::tap

@@ -426,3 +426,50 @@ fn a_reserved_recording_records_the_same_series() {
         );
     }
 }
+
+/// Keeps a tap and records its count with it at every tick, without an
+/// output.
+#[model]
+struct Probed {
+    n: u32,
+    probe: causim_record::RecorderTap<u32>,
+}
+
+#[model]
+impl Probed {
+    #[input]
+    async fn tick(&mut self) {
+        self.n += 1;
+        causim::Tap::observe(&mut self.probe, &(self.n * 7));
+    }
+}
+
+#[test]
+fn a_tap_kept_in_a_model_records_what_it_is_given_at_the_model_time() {
+    for threads in [1, 2] {
+        let init = SimInit::new().with_threads(threads);
+        let recording = Recording::new(init.time_view());
+        let recorder = recording.record::<u32>("probed/n");
+        let model = Probed {
+            n: 0,
+            probe: recorder.tap(),
+        };
+        let mailbox = Mailbox::new();
+        let address = mailbox.address();
+        let mut simu = init
+            .add_model(model, mailbox, "probed")
+            .init(SimTime::ZERO)
+            .unwrap();
+        for s in [2, 5] {
+            simu.scheduler()
+                .schedule(SimTime::from_secs(s), Probed::ports().tick, (), &address)
+                .unwrap();
+        }
+        simu.step_until(SimTime::from_secs(9)).unwrap();
+        assert_eq!(
+            points(&recorder.samples()),
+            [(2, 7), (5, 14)],
+            "{threads} threads"
+        );
+    }
+}

@@ -12,16 +12,20 @@
 //! model (9 516 in all) do not stay in cache, which cost more than the
 //! extra send (`docs/benchmarks.md`, "Recording").
 //!
-//! With `reserve=1` in the parameters (not in `versus`'s sets; given to
-//! `versus --one`), the recording maps the memory of every sample before
-//! the step (`Recording::reserve`), so that the step meets no page fault.
+//! Two options in the parameters, not in `versus`'s sets (given to
+//! `versus --one`): `reserve=1` maps the memory of every sample before the
+//! step (`Recording::reserve`), so that the step meets no page fault;
+//! `probe=1` keeps the recorder's tap in the model and calls it directly
+//! (`Tap::observe`) instead of sending on the extra output: the recorder's
+//! own cost, without the send's.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
 use causim::prelude::*;
-use causim_record::Recording;
+use causim::Tap;
+use causim_record::{RecorderTap, Recording};
 
 use super::Shape;
 use crate::measure::time;
@@ -35,6 +39,8 @@ pub struct RecordedBumper {
     peers: Vec<Output<u64>>,
     /// Every ball it gets, to its recorder's tap.
     seen: Output<u64>,
+    /// With `probe=1`: the tap itself, called with every ball it gets.
+    probe: Option<RecorderTap<u64>>,
     /// Its index in the rig.
     me: usize,
     rng: Xorshift64,
@@ -47,7 +53,10 @@ impl RecordedBumper {
     #[input]
     pub async fn ball(&mut self, left: u64) {
         self.hops.bump();
-        self.seen.send(left).await;
+        match &mut self.probe {
+            Some(probe) => probe.observe(&left),
+            None => self.seen.send(left).await,
+        }
         if left > 1 {
             let peer = self.rng.peer(self.me, self.peers.len());
             self.peers[peer].send(left - 1).await;
@@ -107,7 +116,11 @@ fn build(
         for (me, (mut bumper, mailbox)) in bumpers.into_iter().zip(mailboxes).enumerate() {
             let name = format!("r{rig}m{me}");
             let recorder = recording.record::<u64>(format!("{name}/seen"));
-            bumper.seen.tap(recorder.tap());
+            if shape.probe {
+                bumper.probe = Some(recorder.tap());
+            } else {
+                bumper.seen.tap(recorder.tap());
+            }
             init = init.add_model(bumper, mailbox, name);
         }
     }
@@ -135,6 +148,7 @@ fn bumper(
     RecordedBumper {
         peers,
         seen: Output::new(),
+        probe: None,
         me,
         rng: Xorshift64::for_model(rig, me),
         hops: Tally::new(total),

@@ -35,6 +35,9 @@ pub struct Shape {
     /// `causim-recorded` only: map the recording's memory before the step
     /// (`reserve=1`; not in the standard sets, see `causim_recorded.rs`).
     pub reserve: bool,
+    /// `causim-recorded` only: record with a tap kept in the model and
+    /// called directly, instead of through an output (`probe=1`).
+    pub probe: bool,
 }
 
 impl Shape {
@@ -47,6 +50,7 @@ impl Shape {
             balls,
             hops_per_ball: params.get("hops") / balls as u64,
             reserve: params.get_or("reserve", 0) != 0,
+            probe: params.get_or("probe", 0) != 0,
         }
     }
 
