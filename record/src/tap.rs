@@ -3,13 +3,13 @@
 //!
 //! `output.tap(recorder.tap())` records an output without a lock: the
 //! kernel shows the tap each value by reference when the model sends it
-//! (`causim::Tap`), on the output's usual path (an output of one
-//! connection keeps the single-connection send), and the tap appends the
-//! sample, tagged with its tap number and count, to its thread's lane of
-//! the recording (`threads.rs`, `lane.rs`), which the bench reads without
-//! stopping it. A sink (`output.connect_sink(recorder.sink())`) is a
-//! connection, with a clone of each value and a lock per sample; it is
-//! still what a bench source or a [`causim::EventQueue`]-like use needs.
+//! (`causim::Tap`), before the output's connections get it as they would
+//! without the tap, and the tap appends the sample, tagged with its tap
+//! number and count, to its thread's lane of the recording (`threads.rs`,
+//! `lane.rs`), which the bench reads without stopping it. A sink
+//! (`output.connect_sink(recorder.sink())`) is a connection, with a clone
+//! of each value and a lock per sample; it is what shows the recorder in
+//! the bench's topology.
 
 use std::fmt;
 
@@ -36,7 +36,8 @@ pub(crate) type Convert<T> = std::sync::Arc<dyn Fn(&T) -> Value + Send + Sync>;
 /// [`Recorder`]: crate::Recorder
 /// [`Recorder::tap`]: crate::Recorder::tap
 pub struct RecorderTap<T> {
-    /// The tag of its next sample: its tap number and count.
+    /// Its number among the recording's taps (the high half of its
+    /// samples' tags).
     tap: u32,
     /// The samples it wrote so far (wrapping).
     count: u32,

@@ -109,9 +109,11 @@ impl<T: Clone + Send + 'static> Output<T> {
     ///
     /// A tap is not a connection: it does not count in
     /// [`connection_count`](Self::connection_count), is not in the
-    /// topology, and leaves an output of one connection on the
-    /// single-connection path. Recorders of `causim-record` are taps
-    /// (`output.tap(recorder.tap())`), which record without a lock.
+    /// topology, and the connections get each value as they would without
+    /// it (an output of one connection still sends without a clone). The
+    /// tapped send is one out-of-line call longer. Recorders of
+    /// `causim-record` are taps (`output.tap(recorder.tap())`), which
+    /// record without a lock.
     pub fn tap(&mut self, tap: impl Tap<T>) {
         self.fanout.tap(tap);
     }
