@@ -304,9 +304,9 @@ impl<T: Clone + Send + 'static> Fanout<T> {
     /// as long as it waits.
     #[inline]
     pub(crate) fn prepare_send(&mut self, value: &T) {
-        if !matches!(
+        if matches!(
             self.targets,
-            Targets::One(_) | Targets::Many(_) | Targets::None
+            Targets::UncheckedOne(_) | Targets::Unchecked(_) | Targets::Tapped(_)
         ) {
             self.targets.prepare(value);
         }
