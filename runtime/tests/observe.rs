@@ -109,6 +109,15 @@ struct Logging {
     log: Seen,
 }
 
+/// A tap named `name` logging into `seen` with the time of `init`'s bench.
+fn logging(name: &'static str, init: &SimInit, seen: &Seen) -> Logging {
+    Logging {
+        name,
+        clock: init.time_view(),
+        log: seen.clone(),
+    }
+}
+
 impl Tap<u32> for Logging {
     fn observe(&mut self, value: &u32) {
         let entry = (self.name, self.clock.now(), *value);
@@ -133,11 +142,7 @@ fn tapped_bench(
         emitter.outs[0].connect(Recorder::ports().input, &rec);
     }
     for &name in taps {
-        emitter.outs[0].tap(Logging {
-            name,
-            clock: init.time_view(),
-            log: seen.clone(),
-        });
+        emitter.outs[0].tap(logging(name, &init, &seen));
     }
     assert_eq!(emitter.outs[0].connection_count(), usize::from(connected));
     let mbox = Mailbox::new();
@@ -224,11 +229,7 @@ fn a_tapped_output_to_a_mailbox_never_added_still_reports_no_recipient() {
     let mut emitter = Emitter::<u32>::new(1);
     let stray = Mailbox::<Recorder<u32>>::new();
     emitter.outs[0].connect(Recorder::ports().input, &stray);
-    emitter.outs[0].tap(Logging {
-        name: "tap",
-        clock: init.time_view(),
-        log: seen.clone(),
-    });
+    emitter.outs[0].tap(logging("tap", &init, &seen));
     let mbox = Mailbox::new();
     let addr = mbox.address();
     let mut simu = start(init.add_model(emitter, mbox, "emitter"));
@@ -247,11 +248,7 @@ fn a_connection_made_after_the_tap_is_served_and_the_tap_still_sees() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let init = sim_init();
     let mut emitter = Emitter::<u32>::new(1);
-    emitter.outs[0].tap(Logging {
-        name: "early",
-        clock: init.time_view(),
-        log: seen.clone(),
-    });
+    emitter.outs[0].tap(logging("early", &init, &seen));
     let queue = EventQueue::new();
     emitter.outs[0].connect_sink(&queue);
     let log = Log::new();
@@ -283,11 +280,7 @@ fn a_tapped_send_that_waits_for_a_full_mailbox_is_seen_once() {
     // One slot: each value after the first waits for the recorder.
     let rec = Mailbox::with_capacity(1);
     emitter.outs[0].connect(Recorder::ports().input, &rec);
-    emitter.outs[0].tap(Logging {
-        name: "tap",
-        clock: init.time_view(),
-        log: seen.clone(),
-    });
+    emitter.outs[0].tap(logging("tap", &init, &seen));
     let log = Log::new();
     let mbox = Mailbox::new();
     let addr = mbox.address();
@@ -317,11 +310,7 @@ fn a_tapped_output_in_the_deterministic_order_is_staged_and_seen() {
     for (name, base) in [("a", 10), ("b", 20)] {
         let mut emitter = Emitter::<u32>::new(1);
         emitter.outs[0].connect(Recorder::ports().input, &rec);
-        emitter.outs[0].tap(Logging {
-            name,
-            clock: init.time_view(),
-            log: seen.clone(),
-        });
+        emitter.outs[0].tap(logging(name, &init, &seen));
         let mbox = Mailbox::new();
         addresses.push((mbox.address(), base));
         init = init.add_model(emitter, mbox, name);
