@@ -1,0 +1,224 @@
+//! A campaign's description: its parameters, its base seed, its number of
+//! runs — and the rule that makes each run's values from them.
+
+use std::collections::HashSet;
+use std::io::Read;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::dispersion::Dispersion;
+use crate::error::CampaignError;
+use crate::run::Run;
+
+/// Column names of the merged table that parameters and metrics cannot
+/// take.
+pub(crate) const RESERVED_COLUMNS: [&str; 3] = ["run", "seed", "error"];
+
+/// A Monte-Carlo campaign: `runs` runs of one bench, each with its own
+/// draw of every parameter.
+///
+/// Made in code with [`new`](Self::new) and [`parameter`](Self::parameter),
+/// or read from a JSON file with [`from_json`](Self::from_json):
+///
+/// ```json
+/// {
+///   "name": "power",
+///   "base_seed": 2026,
+///   "runs": 1000,
+///   "parameters": [
+///     {"name": "panel_efficiency", "dispersion": {"kind": "normal", "mean": 0.28, "std_dev": 0.01}},
+///     {"name": "battery_wh", "dispersion": {"kind": "uniform", "low": 270, "high": 330}}
+///   ]
+/// }
+/// ```
+///
+/// Run *i*'s values depend on the base seed, *i* and the parameter list
+/// only — not on how many runs there are, which process runs it or in
+/// what order — so any run can be made again alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Campaign {
+    /// What the campaign is called; written in every result file, so that
+    /// results of another campaign are never merged into this one.
+    name: String,
+    /// The seed every run's seed is derived from.
+    base_seed: u64,
+    /// How many runs: indices `0..runs`.
+    runs: usize,
+    /// The dispersed parameters, drawn in this order.
+    parameters: Vec<Parameter>,
+}
+
+/// One dispersed parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parameter {
+    /// Its name: a column of the merged table, the key of [`Run::get`].
+    pub name: String,
+    /// How it varies.
+    pub dispersion: Dispersion,
+}
+
+impl Campaign {
+    /// A campaign of `runs` runs without parameters yet.
+    pub fn new(
+        name: impl Into<String>,
+        base_seed: u64,
+        runs: usize,
+    ) -> Result<Self, CampaignError> {
+        let campaign = Campaign {
+            name: name.into(),
+            base_seed,
+            runs,
+            parameters: Vec::new(),
+        };
+        campaign.validate()?;
+        Ok(campaign)
+    }
+
+    /// Adds a parameter, drawn after those added before.
+    pub fn parameter(
+        mut self,
+        name: impl Into<String>,
+        dispersion: Dispersion,
+    ) -> Result<Self, CampaignError> {
+        let parameter = Parameter {
+            name: name.into(),
+            dispersion,
+        };
+        self.check_parameter(&parameter, self.parameters.len())?;
+        self.parameters.push(parameter);
+        Ok(self)
+    }
+
+    /// Reads and checks a campaign's JSON description.
+    pub fn from_json(reader: impl Read) -> Result<Self, CampaignError> {
+        let campaign: Campaign =
+            serde_json::from_reader(reader).map_err(|error| CampaignError::Description {
+                reason: error.to_string(),
+            })?;
+        campaign.validate()?;
+        Ok(campaign)
+    }
+
+    /// The description as JSON, as [`from_json`](Self::from_json) reads it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a campaign is plain data")
+    }
+
+    /// The campaign's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The seed every run's seed is derived from.
+    pub fn base_seed(&self) -> u64 {
+        self.base_seed
+    }
+
+    /// The number of runs.
+    pub fn runs(&self) -> usize {
+        self.runs
+    }
+
+    /// The same campaign with another number of runs: runs that both have
+    /// get the same values (a quick look at the first ten, then all).
+    pub fn with_runs(mut self, runs: usize) -> Self {
+        self.runs = runs;
+        self
+    }
+
+    /// The same campaign with another base seed: another sample.
+    pub fn with_base_seed(mut self, base_seed: u64) -> Self {
+        self.base_seed = base_seed;
+        self
+    }
+
+    /// The parameters, in drawing order.
+    pub fn parameters(&self) -> &[Parameter] {
+        &self.parameters
+    }
+
+    /// Run `index`: its seed and its value of every parameter.
+    ///
+    /// The values come from a ChaCha8 generator seeded with the base seed,
+    /// on stream `2 · index`, drawn in the parameters' order; the run's
+    /// own seed is the first word of stream `2 · index + 1` (see the crate
+    /// docs). ChaCha8 is portable and `rand_chacha` keeps its output
+    /// fixed across versions, so a run is the same on every machine.
+    pub fn run(&self, index: usize) -> Result<Run, CampaignError> {
+        if index >= self.runs {
+            return Err(CampaignError::RunIndex {
+                index,
+                runs: self.runs,
+            });
+        }
+        let mut values_rng = self.stream(2 * index as u64);
+        let values = self
+            .parameters
+            .iter()
+            .map(|p| (p.name.clone(), p.dispersion.sample(&mut values_rng)))
+            .collect();
+        let seed = rand::Rng::next_u64(&mut self.stream(2 * index as u64 + 1));
+        Ok(Run::new(index, seed, values))
+    }
+
+    /// The base seed's generator, on `stream`.
+    fn stream(&self, stream: u64) -> ChaCha8Rng {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.base_seed);
+        rng.set_stream(stream);
+        rng
+    }
+
+    /// Checks the name and every parameter.
+    fn validate(&self) -> Result<(), CampaignError> {
+        let name_is_usable = !self.name.is_empty()
+            && self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !name_is_usable {
+            return Err(CampaignError::Name {
+                name: self.name.clone(),
+            });
+        }
+        for (i, parameter) in self.parameters.iter().enumerate() {
+            self.check_parameter(parameter, i)?;
+        }
+        Ok(())
+    }
+
+    /// Checks `parameter` against itself and the `before` parameters that
+    /// precede it.
+    fn check_parameter(&self, parameter: &Parameter, before: usize) -> Result<(), CampaignError> {
+        let name = &parameter.name;
+        let reason = if name.is_empty() {
+            Some("a parameter needs a name")
+        } else if RESERVED_COLUMNS.contains(&name.as_str()) {
+            Some("this name is a column of every merged table (run, seed, error)")
+        } else if self.parameters[..before].iter().any(|p| p.name == *name) {
+            Some("this name is given to two parameters")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            return Err(CampaignError::ParameterName {
+                name: name.clone(),
+                reason,
+            });
+        }
+        parameter.dispersion.validate(name)
+    }
+
+    /// The parameters' names, in order.
+    pub(crate) fn parameter_names(&self) -> Vec<String> {
+        self.parameters.iter().map(|p| p.name.clone()).collect()
+    }
+
+    /// The parameters' names as a set, to check metric names against.
+    pub(crate) fn parameter_name_set(&self) -> HashSet<&str> {
+        self.parameters.iter().map(|p| p.name.as_str()).collect()
+    }
+}

@@ -1,0 +1,270 @@
+//! What a run reports, and the file it is kept in.
+//!
+//! Each run writes one JSON file, `run-000042.json`, holding the campaign's
+//! name, the run's index, seed and parameter values, its metrics or its
+//! error, and its wall time. One file per run is what a batch system needs:
+//! runs write in parallel without sharing anything, a run killed half-way
+//! leaves no file (it is written to a temporary name and renamed), and the
+//! merge reads whatever is there. JSON because it is what people open when
+//! a run looks wrong; a campaign's result files are small next to what the
+//! runs computed.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::campaign::{Campaign, RESERVED_COLUMNS};
+use crate::error::CampaignError;
+use crate::run::Run;
+
+/// What a run measured: named numbers, in the order given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Metrics {
+    /// Each metric's name and value.
+    values: Vec<(String, f64)>,
+}
+
+impl Metrics {
+    /// No metrics yet.
+    pub fn new() -> Self {
+        Metrics::default()
+    }
+
+    /// Adds (or replaces) metric `name`.
+    pub fn with(mut self, name: impl Into<String>, value: f64) -> Self {
+        self.insert(name, value);
+        self
+    }
+
+    /// Adds (or replaces) metric `name`.
+    pub fn insert(&mut self, name: impl Into<String>, value: f64) {
+        let name = name.into();
+        match self.values.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, old)) => *old = value,
+            None => self.values.push((name, value)),
+        }
+    }
+
+    /// The value of metric `name`.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.values.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
+    }
+
+    /// Every metric's name and value, in the order given.
+    pub fn values(&self) -> &[(String, f64)] {
+        &self.values
+    }
+}
+
+/// A run's result file: who it was, and what it measured or why it failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRecord {
+    /// The campaign's name.
+    pub campaign: String,
+    /// The run's index.
+    pub index: usize,
+    /// The run's seed.
+    pub seed: u64,
+    /// Each parameter's value, in the campaign's order.
+    pub parameters: Vec<Named>,
+    /// What the run measured (empty if it failed).
+    pub metrics: Vec<Named>,
+    /// Why the run failed: its error, with its causes, or its panic.
+    pub error: Option<String>,
+    /// How long the run took, wall-clock seconds (not in the merged table:
+    /// it is the one thing that differs between two runs of an index).
+    pub wall_seconds: f64,
+}
+
+/// A named number of a result file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Named {
+    /// The parameter's or metric's name.
+    pub name: String,
+    /// Its value; in the file, a JSON number, or `"NaN"`, `"inf"` or
+    /// `"-inf"` (JSON has no such numbers, and a diverging run's metric
+    /// is worth keeping).
+    #[serde(with = "number")]
+    pub value: f64,
+}
+
+impl RunRecord {
+    /// The record of `run`, which measured `metrics` or failed with `error`.
+    pub(crate) fn new(
+        campaign: &Campaign,
+        run: &Run,
+        outcome: Result<Metrics, String>,
+        wall_seconds: f64,
+    ) -> Self {
+        let (metrics, error) = match outcome.and_then(|m| check_metric_names(campaign, m)) {
+            Ok(metrics) => (named(metrics.values()), None),
+            Err(error) => (Vec::new(), Some(error)),
+        };
+        RunRecord {
+            campaign: campaign.name().to_owned(),
+            index: run.index(),
+            seed: run.seed(),
+            parameters: named(run.values()),
+            metrics,
+            error,
+            wall_seconds,
+        }
+    }
+
+    /// The value of metric `name`, if the run measured it.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.value)
+    }
+
+    /// Writes the record to `path`, through a temporary file renamed into
+    /// place, so that a reader never sees half a record.
+    pub(crate) fn write(&self, path: &Path) -> Result<(), CampaignError> {
+        let io_error = |source| CampaignError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let partial = path.with_extension("json.partial");
+        let json = serde_json::to_vec_pretty(self).expect("a run record is plain data");
+        let mut file = fs::File::create(&partial).map_err(io_error)?;
+        file.write_all(&json)
+            .and_then(|()| file.sync_all())
+            .map_err(io_error)?;
+        fs::rename(&partial, path).map_err(io_error)
+    }
+
+    /// Reads the record at `path`; `Ok(None)` if there is none.
+    pub(crate) fn read(path: &Path) -> Result<Option<Self>, CampaignError> {
+        let bytes = match fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(CampaignError::Io {
+                    path: path.to_owned(),
+                    source,
+                })
+            }
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|error| CampaignError::ResultFile {
+                path: path.to_owned(),
+                reason: error.to_string(),
+            })
+    }
+
+    /// Checks that the record is `expected`'s, of `campaign`: a file left
+    /// by another description must not be merged or resumed.
+    pub(crate) fn check(
+        &self,
+        campaign: &Campaign,
+        expected: &Run,
+        path: &Path,
+    ) -> Result<(), CampaignError> {
+        let stale = |reason: String| {
+            Err(CampaignError::StaleResult {
+                path: path.to_owned(),
+                reason,
+            })
+        };
+        if self.campaign != campaign.name() {
+            return stale(format!(
+                "campaign `{}`, not `{}`",
+                self.campaign,
+                campaign.name()
+            ));
+        }
+        if self.index != expected.index() {
+            return stale(format!("run {}, not run {}", self.index, expected.index()));
+        }
+        if self.seed != expected.seed() {
+            return stale(format!(
+                "seed {}, not {}: another base seed",
+                self.seed,
+                expected.seed()
+            ));
+        }
+        let same_values = self.parameters.len() == expected.values().len()
+            && self
+                .parameters
+                .iter()
+                .zip(expected.values())
+                .all(|(saved, (name, value))| {
+                    saved.name == *name && saved.value.to_bits() == value.to_bits()
+                });
+        if !same_values {
+            return stale("other parameters or dispersions".to_owned());
+        }
+        Ok(())
+    }
+}
+
+/// A run's result file in `dir`.
+pub(crate) fn result_path(dir: &Path, index: usize) -> PathBuf {
+    dir.join(format!("run-{index:06}.json"))
+}
+
+/// `metrics`, unless a name cannot be a column of the merged table.
+fn check_metric_names(campaign: &Campaign, metrics: Metrics) -> Result<Metrics, String> {
+    let parameters = campaign.parameter_name_set();
+    for (name, _) in metrics.values() {
+        let reason = if name.is_empty() {
+            "a metric needs a name"
+        } else if RESERVED_COLUMNS.contains(&name.as_str()) {
+            "this name is a column of every merged table (run, seed, error)"
+        } else if parameters.contains(name.as_str()) {
+            "this name is a parameter's"
+        } else {
+            continue;
+        };
+        return Err(format!("metric `{name}`: {reason}"));
+    }
+    Ok(metrics)
+}
+
+fn named(values: &[(String, f64)]) -> Vec<Named> {
+    values
+        .iter()
+        .map(|(name, value)| Named {
+            name: name.clone(),
+            value: *value,
+        })
+        .collect()
+}
+
+/// `f64` in JSON, with the non-finite values as text.
+mod number {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+        if value.is_finite() {
+            serializer.serialize_f64(*value)
+        } else {
+            serializer.collect_str(value)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Number {
+            Finite(f64),
+            Text(String),
+        }
+        match Number::deserialize(deserializer)? {
+            Number::Finite(value) => Ok(value),
+            Number::Text(text) if matches!(text.as_str(), "NaN" | "inf" | "-inf") => {
+                Ok(text.parse().expect("Rust's own spelling"))
+            }
+            Number::Text(text) => Err(serde::de::Error::custom(format!(
+                "`{text}` is not a number (only \"NaN\", \"inf\" and \"-inf\" are written as text)"
+            ))),
+        }
+    }
+}
