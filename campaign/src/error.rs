@@ -101,6 +101,9 @@ impl fmt::Display for CampaignError {
                 "run index {index} is out of range: the campaign has {runs} runs (0 to {})",
                 runs.saturating_sub(1)
             ),
+            CampaignError::UnknownParameter { name, known } if known.is_empty() => {
+                write!(f, "the campaign has no parameter `{name}`; it has no parameters")
+            }
             CampaignError::UnknownParameter { name, known } => write!(
                 f,
                 "the campaign has no parameter `{name}`; it has: {}",

@@ -48,6 +48,7 @@ use causim_record::{Recording, Series};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub mod campaign;
 pub mod fork;
 pub mod remote;
 pub mod subsystems;
@@ -546,6 +547,10 @@ pub struct PowerConfig {
     pub initial_soc: f64,
     /// The battery.
     pub battery: BatterySpec,
+    /// The solar cells' efficiency (each wing is 0.4 m²).
+    pub panel_efficiency: f64,
+    /// The avionics' power, always drawn, W.
+    pub avionics_w: f64,
 }
 
 impl Default for PowerConfig {
@@ -555,6 +560,8 @@ impl Default for PowerConfig {
             threads: 1,
             initial_soc: 0.9,
             battery: BatterySpec::default(),
+            panel_efficiency: 0.28,
+            avionics_w: 60.0,
         }
     }
 }
@@ -934,9 +941,9 @@ fn eclipse_time(samples: &[BusSample]) -> f64 {
         .sum()
 }
 
-/// Flight computer, radio, attitude control: always on.
-fn avionics() -> Load {
-    Load::new(LoadKind::ConstantPower { watts: 60.0 }, true)
+/// Flight computer, radio, attitude control: always on, drawing `watts`.
+fn avionics(watts: f64) -> Load {
+    Load::new(LoadKind::ConstantPower { watts }, true)
 }
 
 /// The science instrument, switched by the sequencer.

@@ -81,6 +81,7 @@ pub fn build(config: RemoteConfig) -> Result<Bench, SimulationError> {
             capacity_wh: config.battery_capacity_wh,
             ..BatterySpec::default()
         },
+        ..PowerConfig::default()
     };
     let mut sat = Spacecraft::new(&power);
     let mut orbit = Orbit {

@@ -52,8 +52,8 @@ impl ElectricalPower {
     /// The subsystem of `config`, its bus wired to the wings and battery.
     pub fn new(config: &PowerConfig) -> Self {
         let wings = [
-            Part::new(SolarArray::new(0.4, 0.28)),
-            Part::new(SolarArray::new(0.4, 0.28)),
+            Part::new(SolarArray::new(0.4, config.panel_efficiency)),
+            Part::new(SolarArray::new(0.4, config.panel_efficiency)),
         ];
         let battery = Part::new(Battery::new(config.battery, config.initial_soc));
         let mut bus = Part::new(PowerBus::new(&battery.mailbox.address()));
@@ -248,7 +248,7 @@ impl Spacecraft {
         let mut power = ElectricalPower::new(config);
         let payload = Payload::new();
         let thermal = Thermal::new();
-        let avionics = Part::new(avionics());
+        let avionics = Part::new(avionics(config.avionics_w));
         let loads = power.loads();
         loads.connect(Load::ports().current, &avionics.mailbox);
         loads.connect_to(&payload.current());

@@ -1,0 +1,190 @@
+//! A Monte-Carlo campaign of the power bench: a thousand dispersed runs on
+//! all cores, the merged table and a histogram of the battery's lowest
+//! state of charge.
+//!
+//! ```sh
+//! cargo run --release --example power_campaign
+//! cargo run --release --example power_campaign -- --runs 100 --fork
+//! cargo run --release --example power_campaign -- --run-index 41   # one run, as a batch task
+//! cargo run --release --example power_campaign -- --merge          # the table of the runs made
+//! ```
+//!
+//! See `causim_examples::power::campaign` for the parameters and metrics,
+//! and `causim_campaign` for the seeds, the result files and the flags.
+
+use std::process::ExitCode;
+
+use causim_campaign::{CampaignArgs, Report, Run, RunRecord, RunResult, Table, CAMPAIGN_HELP};
+use causim_examples::output::{run_main, AnyError, Options, Progress};
+use causim_examples::power::campaign::{self, min_socs, plot_min_soc, quantile, Forked, MIN_SOC};
+use causim_examples::power::PowerConfig;
+
+const HELP: &str = "\
+Runs the spacecraft power bench many times, each run with its own solar
+cell efficiency, battery capacity, avionics power and payload time in the
+first eclipse, and summarises the battery's lowest state of charge.
+
+Options:
+  --orbits N    orbits each run simulates (default 3)
+  --soc X       initial battery state of charge, 0 to 1 (default 0.9)
+  --fork        run the common start (to the first eclipse) once, save it,
+                and start every run from the snapshot: only the payload
+                time is then dispersed
+  --out DIR     the default folder of --results: <DIR>/power-campaign
+                (default: <target dir>/causim-examples)
+";
+
+/// The description's number of runs and base seed.
+const RUNS: usize = 1000;
+const BASE_SEED: u64 = 2026;
+
+fn main() -> ExitCode {
+    run_main(example)
+}
+
+fn example() -> Result<(), AnyError> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let flags = CampaignArgs::take(&mut args)?;
+    let fork = take_flag(&mut args, "--fork");
+    let options = Options::parse(args)?;
+    if options.help {
+        println!("{HELP}\n{CAMPAIGN_HELP}");
+        return Ok(());
+    }
+    options.reject_unknown(&["orbits", "soc", "out"])?;
+    let config = PowerConfig {
+        orbits: options.get("orbits", 3)?,
+        initial_soc: options.get("soc", PowerConfig::default().initial_soc)?,
+        ..PowerConfig::default()
+    };
+    if config.orbits < 1 {
+        return Err("--orbits must be at least 1: the payload runs in the first eclipse".into());
+    }
+
+    let description = if fork {
+        campaign::forked_campaign(RUNS, BASE_SEED)?
+    } else {
+        campaign::campaign(RUNS, BASE_SEED)?
+    };
+    let description = flags.apply(description);
+    let results = options
+        .out_dir()?
+        .join(format!("{}-campaign", description.name()));
+
+    // The run function: from the start, or from the shared snapshot.
+    let forked = match (fork, flags.action) {
+        (true, causim_campaign::Action::Merge) | (false, _) => None,
+        (true, _) => Some(Forked::new(config)?),
+    };
+    let run = |run: &Run| -> RunResult {
+        match &forked {
+            Some(forked) => forked.run(run),
+            None => campaign::run(config, run),
+        }
+    };
+    let progress = Progress::new(description.runs() as u64, "runs");
+    let finished = |_: &RunRecord| progress.inc();
+    let report = flags.execute(&description, &results, &run, &finished)?;
+    progress.finish();
+
+    if let Some(forked) = &forked {
+        println!(
+            "Forked at the first eclipse: every run restored the same {}-byte snapshot.",
+            forked.snapshot_len()
+        );
+    }
+    match report {
+        Report::Ran(record) => print_run(&record)?,
+        Report::All {
+            summary,
+            merged,
+            csv,
+        } => {
+            println!(
+                "{} runs made, {} already there, {} failed",
+                summary.ran,
+                summary.resumed,
+                summary.failed.len()
+            );
+            print_table(&merged.table, &merged.missing);
+            println!("table:       {}", csv.display());
+            plot(&merged.table, &results)?;
+        }
+        Report::Merged { merged, csv } => {
+            print_table(&merged.table, &merged.missing);
+            println!("table:       {}", csv.display());
+            plot(&merged.table, &results)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes `flag` from `args`; whether it was there.
+fn take_flag(args: &mut Vec<String>, flag: &str) -> bool {
+    let before = args.len();
+    args.retain(|arg| arg != flag);
+    args.len() != before
+}
+
+/// Prints a run made alone; its failure is the program's (a batch task
+/// that failed must say so by its exit status).
+fn print_run(record: &RunRecord) -> Result<(), AnyError> {
+    let values: Vec<String> = record
+        .parameters
+        .iter()
+        .map(|p| format!("{} {:.4}", p.name, p.value))
+        .collect();
+    println!(
+        "run {} (seed {}): {}",
+        record.index,
+        record.seed,
+        values.join(", ")
+    );
+    match (&record.error, record.metric(MIN_SOC)) {
+        (Some(error), _) => return Err(format!("run {} failed: {error}", record.index).into()),
+        (None, Some(min_soc)) => println!("lowest state of charge {:.1} %", 100.0 * min_soc),
+        (None, None) => println!("no lowest state of charge reported"),
+    }
+    Ok(())
+}
+
+fn print_table(table: &Table, missing: &[usize]) {
+    let socs = min_socs(table);
+    let brown_outs = table
+        .column("unmet_wh")
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .filter(|&wh| wh > 0.0)
+        .count();
+    println!(
+        "{} runs in the table ({} failed, {} not made yet)",
+        table.rows.len(),
+        table.failed().count(),
+        missing.len()
+    );
+    if !missing.is_empty() {
+        let first: Vec<String> = missing.iter().take(10).map(usize::to_string).collect();
+        let more = if missing.len() > 10 { ", …" } else { "" };
+        println!("not made yet: runs {}{more}", first.join(", "));
+    }
+    let percent = |q: f64| quantile(&socs, q).map_or(f64::NAN, |soc| 100.0 * soc);
+    println!(
+        "lowest state of charge: min {:.1} %, 5th percentile {:.1} %, median {:.1} %, max {:.1} %",
+        percent(0.0),
+        percent(0.05),
+        percent(0.5),
+        percent(1.0)
+    );
+    println!("runs with a brown-out (demand not supplied): {brown_outs}");
+}
+
+fn plot(table: &Table, results: &std::path::Path) -> Result<(), AnyError> {
+    if table.rows.is_empty() {
+        return Ok(());
+    }
+    let path = results.join("min-soc.svg");
+    plot_min_soc(table, &path).map_err(|e| format!("cannot draw {}: {e}", path.display()))?;
+    println!("histogram:   {}", path.display());
+    Ok(())
+}
