@@ -205,9 +205,11 @@ pub(crate) struct SchedulerCore {
     /// `init` hooks are not run (they ran before the bench was saved).
     skip_init: AtomicBool,
     /// The number of live [`Scheduler`] handles. While there is none, no
-    /// other thread can queue an event during a step (contexts off the
-    /// driving thread exist only with the multi-threaded executor, which
-    /// never stages), and the lock-free step needs no announcement.
+    /// other thread can queue an event while the driving thread takes the
+    /// next step's (contexts off the driving thread, the multi-threaded
+    /// executor's other workers, only run during a step, and every task
+    /// is done when the next events are taken), and the lock-free step
+    /// needs no announcement.
     handles: AtomicUsize,
     /// The identity of this core's bench, which the mailboxes added to it
     /// record (see `crate::bench`).
@@ -449,8 +451,8 @@ impl SchedulerCore {
 
     /// Marks this thread as running the simulation of this schedule until
     /// the guard drops: contexts polled here stage their events (see
-    /// [`local`]). Only the owning `Simulation` calls this, and only with
-    /// the single-threaded executor.
+    /// [`local`]). Only the owning `Simulation` calls this, on the thread
+    /// that calls into it (worker 0 of the multi-threaded executor).
     pub(crate) fn drive(&self) -> Driving {
         self.local.drive()
     }

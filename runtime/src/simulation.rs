@@ -757,13 +757,14 @@ impl Simulation {
         error
     }
 
-    /// With the single-threaded executor, marks this thread as running
-    /// the models until the guard drops, so that the events they schedule
-    /// are staged without a lock (see `scheduler::local`). The
-    /// multi-threaded executor polls on other threads too, and its models
-    /// keep using the locked queue.
-    pub(crate) fn drive(&self) -> Option<Driving> {
-        matches!(self.executor, Executor::St(_)).then(|| self.core.drive())
+    /// Marks this thread as running the models until the guard drops, so
+    /// that the events scheduled by the models it polls are staged without
+    /// a lock (see `scheduler::local`). That is every model on the
+    /// single-threaded executor; on the multi-threaded one, the models
+    /// polled by this thread (worker 0), while the other workers' models
+    /// use the locked queue.
+    pub(crate) fn drive(&self) -> Driving {
+        self.core.drive()
     }
 
     /// The fatal error that ended the simulation, if any.

@@ -1,8 +1,9 @@
 //! Events that models schedule on the thread that runs their simulation,
 //! staged without a lock.
 //!
-//! On the single-threaded executor every model runs on the thread that
-//! called into the simulation. A model that schedules its next event would
+//! The thread that calls into the simulation polls models: every model on
+//! the single-threaded executor, and those that worker 0 takes on the
+//! multi-threaded one. A model that schedules its next event would
 //! otherwise lock the queue and push into the heap, and the simulation
 //! would lock it again at the next step to pop that very event. Instead,
 //! while a simulation call is in progress its thread is *marked* as driving
@@ -17,9 +18,12 @@
 //! announced, so that a handle on another thread cannot queue an event
 //! behind the new clock (see `SchedulerCore`).
 //!
-//! Contexts on any other thread (the multi-threaded executor's workers, the
-//! bench's `Scheduler` handles) use the locked queue as before. The order
-//! of events is the `(time, origin, seq)` key wherever they wait, so staging
+//! Contexts on any other thread (the multi-threaded executor's other
+//! workers, the bench's `Scheduler` handles) use the locked queue. They
+//! only run during a step, and the steps' events are taken between steps,
+//! once every task is done: what they queued is in the heap, and its
+//! earliest time published, before the driving thread looks. The order of
+//! events is the `(time, origin, seq)` key wherever they wait, so staging
 //! changes nothing about it.
 
 use std::cell::{Cell, UnsafeCell};
@@ -28,11 +32,26 @@ use super::heap::Entry;
 use super::spare::Spares;
 use crate::thread_mark::{is_marked, ThreadMark};
 
-thread_local! {
+#[cfg(not(causim_loom))]
+std::thread_local! {
     /// The [`LocalSchedule`] driven by the simulation call in progress on
     /// this thread (its address), or 0.
     static DRIVING: Cell<usize> = const { Cell::new(0) };
 }
+
+// Under loom, a loom thread-local: loom runs its threads on one OS thread,
+// and a model of a worker beside the driving thread needs them apart.
+#[cfg(causim_loom)]
+loom::thread_local! {
+    /// As above.
+    static DRIVING: Cell<usize> = Cell::new(0);
+}
+
+/// The kind of thread-local `DRIVING` is.
+#[cfg(not(causim_loom))]
+type DrivingSlot = crate::thread_mark::MarkSlot;
+#[cfg(causim_loom)]
+type DrivingSlot = loom::thread::LocalKey<Cell<usize>>;
 
 /// What models on the driving thread scheduled since the last step.
 #[derive(Default)]
@@ -62,7 +81,7 @@ unsafe impl Sync for LocalSchedule {}
 
 /// Marks this thread as driving one [`LocalSchedule`] until dropped, then
 /// restores the previous mark.
-pub(crate) type Driving = ThreadMark;
+pub(crate) type Driving = ThreadMark<DrivingSlot>;
 
 impl LocalSchedule {
     /// This schedule's identity.

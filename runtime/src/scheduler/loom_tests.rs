@@ -127,3 +127,40 @@ fn loom_a_bench_event_racing_the_lock_free_step_never_lands_behind_the_clock() {
         assert_monotonic(&seen, &[(3, ns(3)), (5, ns(5))]);
     });
 }
+
+#[test]
+fn loom_a_workers_event_of_the_step_comes_before_the_driving_threads_later_tick() {
+    check(|| {
+        let core = Arc::new(SchedulerCore::new(SimTime::ZERO));
+        // The multi-threaded executor's active count, as the step's end
+        // sees it: each worker gives its lease back with release ordering,
+        // and the driving thread sees zero with acquire.
+        let active = Arc::new(loom::sync::atomic::AtomicUsize::new(1));
+        let worker = {
+            let (core, active) = (core.clone(), active.clone());
+            thread::spawn(move || {
+                // A model polled on another worker: the locked queue.
+                let mut spare = SpareBox::default();
+                core.schedule_checked_from_model(entry(ns(3), 2, 0, event(3), None), &mut spare);
+                active.fetch_sub(1, Ordering::AcqRel);
+            })
+        };
+        let driving = core.drive();
+        // A model polled on the driving thread in the same step: staged.
+        let mut spare = SpareBox::default();
+        core.schedule_checked_from_model(entry(ns(5), 1, 0, event(5), None), &mut spare);
+        // The step ends when no task is active.
+        while active.load(Ordering::Acquire) != 0 {
+            thread::yield_now();
+        }
+        let mut seen = Vec::new();
+        steps(&core, SimTime::MAX, &mut seen);
+        drop(driving);
+        worker.join().unwrap();
+        assert_eq!(
+            seen,
+            [(ns(3), 3), (ns(5), 5)],
+            "the staged tick must not pass the worker's event"
+        );
+    });
+}

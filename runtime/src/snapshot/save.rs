@@ -216,8 +216,8 @@ impl PendingEvents {
 ///
 /// The events are taken out of the schedule and put back after (their
 /// payloads' `Serialize` impls are user code, not run under the schedule's
-/// lock); staged events of the single-threaded executor are reached on
-/// the driving thread only, hence `drive`.
+/// lock); events staged by the models the calling thread polled are
+/// reached on the driving thread only, hence `drive`.
 fn pending_events(
     simulation: &Simulation,
     handles: &[&dyn ModelHandle],
