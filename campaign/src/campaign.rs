@@ -1,7 +1,7 @@
 //! A campaign's description: its parameters, its base seed, its number of
 //! runs — and the rule that makes each run's values from them.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
 
 use rand::SeedableRng;
@@ -38,7 +38,7 @@ pub(crate) const RESERVED_COLUMNS: [&str; 3] = ["run", "seed", "error"];
 /// only — not on how many runs there are, which process runs it or in
 /// what order — so any run can be made again alone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "CampaignFile")]
 pub struct Campaign {
     /// What the campaign is called; written in every result file, so that
     /// results of another campaign are never merged into this one.
@@ -49,7 +49,47 @@ pub struct Campaign {
     runs: usize,
     /// The dispersed parameters, drawn in this order.
     parameters: Vec<Parameter>,
+    /// The bench's settings that are the same for every run (orbits,
+    /// initial state of charge, code version): not drawn, but part of the
+    /// description, so that results made with other settings are never
+    /// resumed or merged as these.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    settings: BTreeMap<String, String>,
 }
+
+/// A campaign as a file holds it, before it is checked: deserializing a
+/// [`Campaign`] goes through it, so that an invalid description is an
+/// error however it is read.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CampaignFile {
+    name: String,
+    base_seed: u64,
+    runs: usize,
+    parameters: Vec<Parameter>,
+    #[serde(default)]
+    settings: BTreeMap<String, String>,
+}
+
+impl TryFrom<CampaignFile> for Campaign {
+    type Error = CampaignError;
+
+    fn try_from(file: CampaignFile) -> Result<Self, CampaignError> {
+        let campaign = Campaign {
+            name: file.name,
+            base_seed: file.base_seed,
+            runs: file.runs,
+            parameters: file.parameters,
+            settings: file.settings,
+        };
+        campaign.validate()?;
+        Ok(campaign)
+    }
+}
+
+/// The most runs a campaign can have: each run uses two of the generator's
+/// 2⁶⁴ streams.
+pub const MAX_RUNS: usize = 1 << 62;
 
 /// One dispersed parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,6 +113,7 @@ impl Campaign {
             base_seed,
             runs,
             parameters: Vec::new(),
+            settings: BTreeMap::new(),
         };
         campaign.validate()?;
         Ok(campaign)
@@ -93,14 +134,27 @@ impl Campaign {
         Ok(self)
     }
 
+    /// Adds (or replaces) a bench setting that every run shares: recorded
+    /// with the results and checked when they are resumed or merged.
+    pub fn setting(mut self, name: impl Into<String>, value: impl ToString) -> Self {
+        self.settings.insert(name.into(), value.to_string());
+        self
+    }
+
+    /// The bench's settings, by name.
+    pub fn settings(&self) -> &BTreeMap<String, String> {
+        &self.settings
+    }
+
     /// Reads and checks a campaign's JSON description.
     pub fn from_json(reader: impl Read) -> Result<Self, CampaignError> {
-        let campaign: Campaign =
+        // Read as a file first, then checked: a check's error stays typed
+        // instead of becoming text inside the reader's.
+        let file: CampaignFile =
             serde_json::from_reader(reader).map_err(|error| CampaignError::Description {
                 reason: error.to_string(),
             })?;
-        campaign.validate()?;
-        Ok(campaign)
+        Campaign::try_from(file)
     }
 
     /// The description as JSON, as [`from_json`](Self::from_json) reads it.
@@ -125,9 +179,10 @@ impl Campaign {
 
     /// The same campaign with another number of runs: runs that both have
     /// get the same values (a quick look at the first ten, then all).
-    pub fn with_runs(mut self, runs: usize) -> Self {
+    pub fn with_runs(mut self, runs: usize) -> Result<Self, CampaignError> {
         self.runs = runs;
-        self
+        self.validate()?;
+        Ok(self)
     }
 
     /// The same campaign with another base seed: another sample.
@@ -155,13 +210,15 @@ impl Campaign {
                 runs: self.runs,
             });
         }
-        let mut values_rng = self.stream(2 * index as u64);
+        // `index < runs <= MAX_RUNS`: the streams fit in a `u64`.
+        let stream = 2 * index as u64;
+        let mut values_rng = self.stream(stream);
         let values = self
             .parameters
             .iter()
             .map(|p| (p.name.clone(), p.dispersion.sample(&mut values_rng)))
             .collect();
-        let seed = rand::Rng::next_u64(&mut self.stream(2 * index as u64 + 1));
+        let seed = rand::Rng::next_u64(&mut self.stream(stream + 1));
         Ok(Run::new(index, seed, values))
     }
 
@@ -183,6 +240,9 @@ impl Campaign {
             return Err(CampaignError::Name {
                 name: self.name.clone(),
             });
+        }
+        if self.runs > MAX_RUNS {
+            return Err(CampaignError::TooManyRuns { runs: self.runs });
         }
         for (i, parameter) in self.parameters.iter().enumerate() {
             self.check_parameter(parameter, i)?;
@@ -210,6 +270,47 @@ impl Campaign {
             });
         }
         parameter.dispersion.validate(name)
+    }
+
+    /// What makes `here` draw other runs than this description (all but
+    /// the number of runs), said as "this there, that here"; `None` if
+    /// nothing does.
+    pub(crate) fn difference(&self, here: &Campaign) -> Option<String> {
+        let names = |c: &Campaign| c.parameter_names().join(", ");
+        if self.name != here.name {
+            Some(format!(
+                "campaign `{}` there, `{}` here",
+                self.name, here.name
+            ))
+        } else if self.base_seed != here.base_seed {
+            Some(format!(
+                "base seed {} there, {} here",
+                self.base_seed, here.base_seed
+            ))
+        } else if names(self) != names(here) {
+            Some(format!(
+                "parameters ({}) there, ({}) here",
+                names(self),
+                names(here)
+            ))
+        } else if let Some((there, mine)) = self
+            .parameters
+            .iter()
+            .zip(&here.parameters)
+            .find(|(a, b)| a.dispersion != b.dispersion)
+        {
+            Some(format!(
+                "parameter `{}` drawn from {:?} there, {:?} here",
+                there.name, there.dispersion, mine.dispersion
+            ))
+        } else if self.settings != here.settings {
+            Some(format!(
+                "settings {:?} there, {:?} here",
+                self.settings, here.settings
+            ))
+        } else {
+            None
+        }
     }
 
     /// The parameters' names, in order.

@@ -78,6 +78,13 @@ impl Dispersion {
             return invalid(format!("{value} is not a finite number"));
         }
         match *self {
+            Dispersion::Uniform { low, high } | Dispersion::Triangular { low, high, .. }
+                if !(high - low).is_finite() =>
+            {
+                invalid(format!(
+                    "the range from {low} to {high} is wider than a finite number"
+                ))
+            }
             Dispersion::Uniform { low, high } if low >= high => invalid(format!(
                 "uniform needs low < high, got low {low}, high {high}"
             )),

@@ -37,6 +37,12 @@ pub enum CampaignError {
         /// What is wrong with it.
         reason: String,
     },
+    /// More runs than the generator has streams for
+    /// ([`MAX_RUNS`](crate::MAX_RUNS)).
+    TooManyRuns {
+        /// The number asked for.
+        runs: usize,
+    },
     /// A run index at or past the number of runs.
     RunIndex {
         /// The index asked for.
@@ -62,6 +68,18 @@ pub enum CampaignError {
         path: PathBuf,
         /// What the system said.
         source: io::Error,
+    },
+    /// A results folder that does not exist (a merge of nothing).
+    NoResults {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// A results folder of another campaign description.
+    OtherDescription {
+        /// The folder's description file.
+        path: PathBuf,
+        /// What differs.
+        reason: String,
     },
     /// A result file that is not a run record.
     ResultFile {
@@ -96,6 +114,14 @@ impl fmt::Display for CampaignError {
             CampaignError::Dispersion { parameter, reason } => {
                 write!(f, "parameter `{parameter}`: {reason}")
             }
+            CampaignError::TooManyRuns { runs } => write!(
+                f,
+                "{runs} runs is more than a campaign can have ({})",
+                crate::MAX_RUNS
+            ),
+            CampaignError::RunIndex { index, runs: 0 } => {
+                write!(f, "run index {index} is out of range: the campaign has no runs")
+            }
             CampaignError::RunIndex { index, runs } => write!(
                 f,
                 "run index {index} is out of range: the campaign has {runs} runs (0 to {})",
@@ -111,9 +137,20 @@ impl fmt::Display for CampaignError {
             ),
             CampaignError::Argument { reason } => f.write_str(reason),
             CampaignError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            CampaignError::ResultFile { path, reason } => {
-                write!(f, "{}: not a run record: {reason}", path.display())
+            CampaignError::NoResults { dir } => {
+                write!(f, "{}: no such results folder", dir.display())
             }
+            CampaignError::OtherDescription { path, reason } => write!(
+                f,
+                "{}: the results there are of another campaign description ({reason}); \
+                 use another results folder, or delete this one",
+                path.display()
+            ),
+            CampaignError::ResultFile { path, reason } => write!(
+                f,
+                "{}: not a run record: {reason} (delete it to make the run again)",
+                path.display()
+            ),
             CampaignError::StaleResult { path, reason } => write!(
                 f,
                 "{}: a result of another campaign description ({reason}); \

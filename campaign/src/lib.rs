@@ -40,11 +40,22 @@
 //! **Seeds.** Every draw comes from ChaCha8 (`rand_chacha`), seeded with
 //! the base seed: run *i*'s parameters from stream `2i`, in the order the
 //! parameters are listed, and the run's own seed ([`Run::seed`]) is the
-//! first word of stream `2i + 1`. ChaCha8 is specified, portable and kept
-//! fixed by its crate, so a seed means the same run everywhere; streams
-//! make the runs independent without hashing indices into seeds. Adding
-//! a parameter at the end of the list leaves the earlier parameters' draws
-//! and every run's seed as they were.
+//! first word of stream `2i + 1`. ChaCha8 is specified and portable, so a
+//! run's seed is the same everywhere; streams make the runs independent
+//! without hashing indices into seeds. Adding a parameter at the end of
+//! the list leaves the earlier parameters' draws and every run's seed as
+//! they were. The values are `rand_distr`'s transformations of those
+//! words: exact for uniform, triangular and choice; those that go through
+//! `exp` or `ln` (log-normal, the normal's rare tail) may differ in their
+//! last bits between builds whose math libraries differ, so result files
+//! are checked against a fresh draw to a relative 10⁻⁹. A new minor
+//! version of `rand_distr` may change its transformations: the crate's
+//! tests lock the first runs' values, so such a change is seen.
+//!
+//! **The results folder** holds the description beside the result files
+//! (`campaign.json`): a run, a resume or a merge in a folder of another
+//! description — other base seed, dispersions or bench settings
+//! ([`Campaign::setting`]) — is refused, naming what differs.
 //!
 //! **Forking.** A campaign whose runs share a long common start (launch,
 //! early orbit) runs it once, saves the bench (causim's `save` feature),
@@ -56,16 +67,17 @@ mod campaign;
 mod cli;
 mod dispersion;
 mod error;
+mod folder;
 mod merge;
 mod record;
 mod run;
 mod runner;
 
-pub use campaign::{Campaign, Parameter};
+pub use campaign::{Campaign, Parameter, MAX_RUNS};
 pub use cli::{Action, CampaignArgs, Report, CAMPAIGN_HELP};
 pub use dispersion::Dispersion;
 pub use error::CampaignError;
 pub use merge::{merge, Merged, Row, Table};
 pub use record::{Metrics, Named, RunRecord};
 pub use run::Run;
-pub use runner::{LocalSummary, RunResult, Runner};
+pub use runner::{LocalSummary, RunOutcome, RunResult, Runner, Slice, DEFAULT_STACK_SIZE};

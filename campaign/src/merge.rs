@@ -6,11 +6,13 @@
 //! RFC 4180 quoting the one text column needs (the error), rather than a
 //! dependency.
 
+use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
 use crate::campaign::Campaign;
 use crate::error::CampaignError;
+use crate::folder;
 use crate::record::{result_path, RunRecord};
 
 /// The merged results of a campaign.
@@ -20,6 +22,9 @@ pub struct Merged {
     pub table: Table,
     /// The runs without one: not made yet, or still running.
     pub missing: Vec<usize>,
+    /// Result files in the folder past the campaign's runs (made with a
+    /// larger `--runs`), not in the table.
+    pub beyond: Vec<usize>,
 }
 
 /// Every run's parameters, metrics and error, a row per run.
@@ -49,10 +54,11 @@ pub struct Row {
     pub error: Option<String>,
 }
 
-/// Reads the result files of `campaign` in `dir` into a table. A file of
-/// another description (another name, seed or dispersion) is an error
-/// naming it, never a row.
+/// Reads the result files of `campaign` in `dir` into a table. A folder
+/// or a file of another description (another name, seed, dispersion or
+/// setting) is an error naming it, never a row.
 pub fn merge(campaign: &Campaign, dir: &Path) -> Result<Merged, CampaignError> {
+    folder::check(dir, campaign)?;
     let mut records = Vec::new();
     let mut missing = Vec::new();
     for index in 0..campaign.runs() {
@@ -68,7 +74,28 @@ pub fn merge(campaign: &Campaign, dir: &Path) -> Result<Merged, CampaignError> {
     Ok(Merged {
         table: Table::new(campaign, &records),
         missing,
+        beyond: indices_beyond(dir, campaign.runs())?,
     })
+}
+
+/// The indices of the result files in `dir` at or past `runs`, in order.
+fn indices_beyond(dir: &Path, runs: usize) -> Result<Vec<usize>, CampaignError> {
+    let entries = fs::read_dir(dir).map_err(|source| CampaignError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut beyond: Vec<usize> = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter_map(|name| {
+            name.strip_prefix("run-")?
+                .strip_suffix(".json")?
+                .parse()
+                .ok()
+        })
+        .filter(|&index| index >= runs)
+        .collect();
+    beyond.sort_unstable();
+    Ok(beyond)
 }
 
 impl Table {

@@ -4,19 +4,21 @@
 //! name, the run's index, seed and parameter values, its metrics or its
 //! error, and its wall time. One file per run is what a batch system needs:
 //! runs write in parallel without sharing anything, a run killed half-way
-//! leaves no file (it is written to a temporary name and renamed), and the
-//! merge reads whatever is there. JSON because it is what people open when
+//! leaves no result file (each is written to a temporary name of its own
+//! and renamed; at most a hidden `.partial` file is left, which nothing
+//! reads), and the merge reads whatever is there. JSON because it is what people open when
 //! a run looks wrong; a campaign's result files are small next to what the
 //! runs computed.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::{Campaign, RESERVED_COLUMNS};
 use crate::error::CampaignError;
+use crate::folder::write_atomically;
 use crate::run::Run;
 
 /// What a run measured: named numbers, in the order given.
@@ -100,7 +102,7 @@ impl RunRecord {
         outcome: Result<Metrics, String>,
         wall_seconds: f64,
     ) -> Self {
-        let (metrics, error) = match outcome.and_then(|m| check_metric_names(campaign, m)) {
+        let (metrics, error) = match outcome.and_then(|m| checked_metrics(campaign, m)) {
             Ok(metrics) => (named(metrics.values()), None),
             Err(error) => (Vec::new(), Some(error)),
         };
@@ -123,20 +125,10 @@ impl RunRecord {
             .map(|m| m.value)
     }
 
-    /// Writes the record to `path`, through a temporary file renamed into
-    /// place, so that a reader never sees half a record.
+    /// Writes the record to `path`, whole or not at all.
     pub(crate) fn write(&self, path: &Path) -> Result<(), CampaignError> {
-        let io_error = |source| CampaignError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        let partial = path.with_extension("json.partial");
         let json = serde_json::to_vec_pretty(self).expect("a run record is plain data");
-        let mut file = fs::File::create(&partial).map_err(io_error)?;
-        file.write_all(&json)
-            .and_then(|()| file.sync_all())
-            .map_err(io_error)?;
-        fs::rename(&partial, path).map_err(io_error)
+        write_atomically(path, &json)
     }
 
     /// Reads the record at `path`; `Ok(None)` if there is none.
@@ -161,6 +153,11 @@ impl RunRecord {
 
     /// Checks that the record is `expected`'s, of `campaign`: a file left
     /// by another description must not be merged or resumed.
+    ///
+    /// Values are compared to a relative 10⁻⁹, not bit for bit: a draw that
+    /// goes through `exp` or `ln` (log-normal, the normal's rare tail) may
+    /// differ in its last bits between two builds' math libraries, while
+    /// another dispersion moves it far more.
     pub(crate) fn check(
         &self,
         campaign: &Campaign,
@@ -190,19 +187,38 @@ impl RunRecord {
                 expected.seed()
             ));
         }
-        let same_values = self.parameters.len() == expected.values().len()
-            && self
-                .parameters
-                .iter()
-                .zip(expected.values())
-                .all(|(saved, (name, value))| {
-                    saved.name == *name && saved.value.to_bits() == value.to_bits()
-                });
-        if !same_values {
-            return stale("other parameters or dispersions".to_owned());
+        let saved: Vec<&str> = self.parameters.iter().map(|p| p.name.as_str()).collect();
+        let drawn: Vec<&str> = expected.values().iter().map(|(n, _)| n.as_str()).collect();
+        if saved != drawn {
+            return stale(format!(
+                "parameters ({}), not ({})",
+                saved.join(", "),
+                drawn.join(", ")
+            ));
         }
-        Ok(())
+        let moved = self
+            .parameters
+            .iter()
+            .zip(expected.values())
+            .find(|(saved, (_, value))| !close(saved.value, *value));
+        if let Some((saved, (name, value))) = moved {
+            return stale(format!(
+                "`{name}` = {}, not {value}: another dispersion",
+                saved.value
+            ));
+        }
+        check_metric_names(campaign, self.metrics.iter().map(|m| m.name.as_str())).map_err(
+            |reason| CampaignError::ResultFile {
+                path: path.to_owned(),
+                reason,
+            },
+        )
     }
+}
+
+/// True if `a` and `b` are equal to a relative 10⁻⁹.
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
 /// A run's result file in `dir`.
@@ -211,21 +227,34 @@ pub(crate) fn result_path(dir: &Path, index: usize) -> PathBuf {
 }
 
 /// `metrics`, unless a name cannot be a column of the merged table.
-fn check_metric_names(campaign: &Campaign, metrics: Metrics) -> Result<Metrics, String> {
+fn checked_metrics(campaign: &Campaign, metrics: Metrics) -> Result<Metrics, String> {
+    check_metric_names(campaign, metrics.values().iter().map(|(n, _)| n.as_str()))?;
+    Ok(metrics)
+}
+
+/// Refuses a metric name that cannot be a column: empty, reserved, a
+/// parameter's, or given twice.
+fn check_metric_names<'a>(
+    campaign: &Campaign,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<(), String> {
     let parameters = campaign.parameter_name_set();
-    for (name, _) in metrics.values() {
+    let mut seen = std::collections::HashSet::new();
+    for name in names {
         let reason = if name.is_empty() {
             "a metric needs a name"
-        } else if RESERVED_COLUMNS.contains(&name.as_str()) {
+        } else if RESERVED_COLUMNS.contains(&name) {
             "this name is a column of every merged table (run, seed, error)"
-        } else if parameters.contains(name.as_str()) {
+        } else if parameters.contains(name) {
             "this name is a parameter's"
+        } else if !seen.insert(name) {
+            "this name is given to two metrics"
         } else {
             continue;
         };
         return Err(format!("metric `{name}`: {reason}"));
     }
-    Ok(metrics)
+    Ok(())
 }
 
 fn named(values: &[(String, f64)]) -> Vec<Named> {

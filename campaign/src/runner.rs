@@ -1,4 +1,5 @@
-//! Running a campaign's runs: one alone, or all of them on local threads.
+//! Running a campaign's runs: one alone, a batch task's slice, or all of
+//! them on local threads.
 //!
 //! A run is the user's function of a [`Run`]; it returns [`Metrics`] or an
 //! error. Whatever it does — returns, fails or panics — leaves one result
@@ -7,7 +8,6 @@
 //! not cost the other 999.
 
 use std::error::Error;
-use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -16,11 +16,17 @@ use std::time::Instant;
 
 use crate::campaign::Campaign;
 use crate::error::CampaignError;
+use crate::folder;
 use crate::record::{result_path, Metrics, RunRecord};
 use crate::run::Run;
 
 /// What a run returns: its metrics, or why it could not measure them.
 pub type RunResult = Result<Metrics, Box<dyn Error + Send + Sync>>;
+
+/// The stack of each local thread: what a program's main thread gets on
+/// Linux, so that a run that works alone (`--run-index`) works among
+/// others (a thread's default, 2 MiB, is a quarter of it).
+pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
 
 /// Runs a campaign's runs and writes their result files into one folder.
 #[derive(Debug)]
@@ -31,9 +37,51 @@ pub struct Runner<'a> {
     dir: PathBuf,
     /// Whether runs with a valid result file are skipped.
     resume: bool,
+    /// The stack size of each local thread, bytes.
+    stack_size: usize,
 }
 
-/// What [`Runner::run_local`] did.
+/// One batch task's share of the runs: indices `task`, `task + tasks`,
+/// `task + 2·tasks`, …
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slice {
+    /// This task, `0..tasks`.
+    pub task: usize,
+    /// How many tasks share the runs.
+    pub tasks: usize,
+}
+
+impl Slice {
+    /// Every run.
+    pub const ALL: Slice = Slice { task: 0, tasks: 1 };
+
+    /// Task `task` of `tasks`.
+    pub fn new(task: usize, tasks: usize) -> Result<Self, CampaignError> {
+        if tasks == 0 || task >= tasks {
+            return Err(CampaignError::Argument {
+                reason: format!("task {task} of {tasks}: a task is one of 0 to tasks - 1"),
+            });
+        }
+        Ok(Slice { task, tasks })
+    }
+
+    /// The `k`-th index of this slice, if it is below `runs`.
+    fn index(self, k: usize, runs: usize) -> Option<usize> {
+        let index = k.checked_mul(self.tasks)?.checked_add(self.task)?;
+        (index < runs).then_some(index)
+    }
+}
+
+/// What happened to one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    /// Its record (read back from its file if it was resumed).
+    pub record: RunRecord,
+    /// True if it was not made again: its result was there (`resume`).
+    pub resumed: bool,
+}
+
+/// What [`Runner::run_local`] and [`Runner::run_slice`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LocalSummary {
     /// Runs made now.
@@ -51,13 +99,21 @@ impl<'a> Runner<'a> {
             campaign,
             dir: dir.into(),
             resume: false,
+            stack_size: DEFAULT_STACK_SIZE,
         }
     }
 
     /// Skips the runs whose result file is there, is this campaign's and
-    /// has no error — to finish a campaign that was stopped.
+    /// has no error (a failed run is made again) — to finish a campaign
+    /// that was stopped, or to resubmit a whole batch array.
     pub fn resume(mut self, resume: bool) -> Self {
         self.resume = resume;
+        self
+    }
+
+    /// The stack size of each local thread ([`DEFAULT_STACK_SIZE`]).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes;
         self
     }
 
@@ -71,18 +127,16 @@ impl<'a> Runner<'a> {
         &self.dir
     }
 
-    /// Makes run `index` and writes its result file; the record says
-    /// whether the run failed. A batch job's body: `--run-index` of the
-    /// command line.
-    pub fn run_index<F>(&self, index: usize, f: &F) -> Result<RunRecord, CampaignError>
+    /// Makes run `index` on this thread and writes its result file; the
+    /// record says whether the run failed. A batch task's body:
+    /// `--run-index` of the command line.
+    pub fn run_index<F>(&self, index: usize, f: &F) -> Result<RunOutcome, CampaignError>
     where
         F: Fn(&Run) -> RunResult,
     {
         let run = self.campaign.run(index)?;
-        self.make_dir()?;
-        let record = execute(self.campaign, &run, f);
-        record.write(&self.result_path(index))?;
-        Ok(record)
+        folder::claim(&self.dir, self.campaign)?;
+        self.make_or_resume(&run, f)
     }
 
     /// Makes every run on `jobs` threads (at least one), each run on one
@@ -97,8 +151,24 @@ impl<'a> Runner<'a> {
     where
         F: Fn(&Run) -> RunResult + Sync,
     {
-        self.make_dir()?;
+        self.run_slice(Slice::ALL, jobs, f, finished)
+    }
+
+    /// Makes the runs of `slice` on `jobs` local threads: a batch task
+    /// that makes many short runs (`--task`, `--tasks`).
+    pub fn run_slice<F>(
+        &self,
+        slice: Slice,
+        jobs: usize,
+        f: &F,
+        finished: &(dyn Fn(&RunRecord) + Sync),
+    ) -> Result<LocalSummary, CampaignError>
+    where
+        F: Fn(&Run) -> RunResult + Sync,
+    {
+        folder::claim(&self.dir, self.campaign)?;
         let work = Work {
+            slice,
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             summary: Mutex::new(LocalSummary::default()),
@@ -106,18 +176,29 @@ impl<'a> Runner<'a> {
         let threads = jobs.clamp(1, self.campaign.runs().max(1));
         let outcomes: Vec<Result<(), CampaignError>> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
-                .map(|_| scope.spawn(|| self.work(&work, f, finished)))
+                .filter_map(|i| {
+                    std::thread::Builder::new()
+                        .name(format!("campaign-{i}"))
+                        .stack_size(self.stack_size)
+                        .spawn_scoped(scope, || self.work(&work, f, finished))
+                        .ok()
+                })
                 .collect();
+            if workers.is_empty() {
+                // No thread to be had: this one does the work.
+                return vec![self.work(&work, f, finished)];
+            }
             workers
                 .into_iter()
-                .map(|worker| worker.join().expect("a worker catches its runs' panics"))
+                .map(|worker| {
+                    worker
+                        .join()
+                        .unwrap_or_else(|panic| panic::resume_unwind(panic))
+                })
                 .collect()
         });
         outcomes.into_iter().collect::<Result<(), _>>()?;
-        let mut summary = work
-            .summary
-            .into_inner()
-            .expect("workers do not panic holding it");
+        let mut summary = work.summary.into_inner().unwrap_or_else(|e| e.into_inner());
         summary.failed.sort_unstable();
         Ok(summary)
     }
@@ -134,19 +215,18 @@ impl<'a> Runner<'a> {
         F: Fn(&Run) -> RunResult,
     {
         while !work.stop.load(Ordering::Relaxed) {
-            let index = work.next.fetch_add(1, Ordering::Relaxed);
-            if index >= self.campaign.runs() {
+            let k = work.next.fetch_add(1, Ordering::Relaxed);
+            let Some(index) = work.slice.index(k, self.campaign.runs()) else {
                 break;
-            }
-            let done = self.make_or_resume(index, f, finished);
-            match done {
-                Ok(Done::Resumed) => work.lock().resumed += 1,
-                Ok(Done::Ran { failed }) => {
-                    let mut summary = work.lock();
-                    summary.ran += 1;
-                    if failed {
-                        summary.failed.push(index);
-                    }
+            };
+            let outcome = self
+                .campaign
+                .run(index)
+                .and_then(|run| self.make_or_resume(&run, f));
+            match outcome {
+                Ok(outcome) => {
+                    work.count(&outcome);
+                    finished(&outcome.record);
                 }
                 Err(error) => {
                     work.stop.store(true, Ordering::Relaxed);
@@ -157,46 +237,37 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
-    /// Makes run `index`, unless resuming and its result is there.
-    fn make_or_resume<F>(
-        &self,
-        index: usize,
-        f: &F,
-        finished: &(dyn Fn(&RunRecord) + Sync),
-    ) -> Result<Done, CampaignError>
+    /// Makes `run`, unless resuming and its result is there.
+    fn make_or_resume<F>(&self, run: &Run, f: &F) -> Result<RunOutcome, CampaignError>
     where
         F: Fn(&Run) -> RunResult,
     {
-        let run = self.campaign.run(index)?;
-        let path = self.result_path(index);
+        let path = self.result_path(run.index());
         if self.resume {
             if let Some(record) = RunRecord::read(&path)? {
-                record.check(self.campaign, &run, &path)?;
+                record.check(self.campaign, run, &path)?;
                 if record.error.is_none() {
-                    finished(&record);
-                    return Ok(Done::Resumed);
+                    return Ok(RunOutcome {
+                        record,
+                        resumed: true,
+                    });
                 }
             }
         }
-        let record = execute(self.campaign, &run, f);
+        let record = execute(self.campaign, run, f);
         record.write(&path)?;
-        finished(&record);
-        Ok(Done::Ran {
-            failed: record.error.is_some(),
-        })
-    }
-
-    fn make_dir(&self) -> Result<(), CampaignError> {
-        fs::create_dir_all(&self.dir).map_err(|source| CampaignError::Io {
-            path: self.dir.clone(),
-            source,
+        Ok(RunOutcome {
+            record,
+            resumed: false,
         })
     }
 }
 
-/// The threads' shared state in [`Runner::run_local`].
+/// The threads' shared state in [`Runner::run_slice`].
 struct Work {
-    /// The next index to take.
+    /// The indices to make.
+    slice: Slice,
+    /// The next of them to take (its rank in the slice).
     next: AtomicUsize,
     /// Set by a thread that hit an error of the campaign (a file it could
     /// not write): the others stop after their current run.
@@ -206,17 +277,18 @@ struct Work {
 }
 
 impl Work {
-    fn lock(&self) -> std::sync::MutexGuard<'_, LocalSummary> {
-        self.summary
-            .lock()
-            .expect("workers do not panic holding it")
+    /// Counts `outcome` in the summary.
+    fn count(&self, outcome: &RunOutcome) {
+        let mut summary = self.summary.lock().unwrap_or_else(|e| e.into_inner());
+        if outcome.resumed {
+            summary.resumed += 1;
+            return;
+        }
+        summary.ran += 1;
+        if outcome.record.error.is_some() {
+            summary.failed.push(outcome.record.index);
+        }
     }
-}
-
-/// How one index went.
-enum Done {
-    Resumed,
-    Ran { failed: bool },
 }
 
 /// Makes `run`, catching its panic, and times it.

@@ -96,10 +96,12 @@ fn adding_a_parameter_keeps_the_earlier_draws_and_the_seeds() {
 
 #[test]
 fn a_runs_generator_is_its_seed() {
-    use rand::Rng;
-    let run = campaign(1).run(0).unwrap();
-    let (mut a, mut b) = (run.rng(), run.rng());
-    assert_eq!(a.next_u64(), b.next_u64());
+    use rand::{Rng, SeedableRng};
+    let campaign = campaign(2);
+    let (first, second) = (campaign.run(0).unwrap(), campaign.run(1).unwrap());
+    let mut expected = rand_chacha::ChaCha8Rng::seed_from_u64(first.seed());
+    assert_eq!(first.rng().next_u64(), expected.next_u64());
+    assert_ne!(first.rng().next_u64(), second.rng().next_u64());
 }
 
 #[test]
@@ -363,4 +365,66 @@ fn out_of_range_indices_and_unknown_parameters_are_errors() {
             .to_string(),
         "the campaign has no parameter `eficiency`; it has: efficiency, capacity_wh, cells"
     );
+}
+
+#[test]
+fn a_description_read_any_way_is_checked() {
+    // Through serde directly, not `from_json`: checked all the same.
+    let empty_choice = r#"{"name": "c", "base_seed": 1, "runs": 1, "parameters": [
+        {"name": "cells", "dispersion": {"kind": "choice", "values": []}}]}"#;
+    let error = serde_json::from_str::<Campaign>(empty_choice)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("parameter `cells`: choice needs at least one value"),
+        "{error}"
+    );
+    // Ranges wider than a finite number would draw infinities.
+    for dispersion in [
+        Dispersion::Uniform {
+            low: -1e308,
+            high: 1e308,
+        },
+        Dispersion::Triangular {
+            low: -1e308,
+            mode: 0.0,
+            high: 1e308,
+        },
+    ] {
+        let error = Campaign::new("c", 1, 1)
+            .unwrap()
+            .parameter("x", dispersion)
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("wider than a finite number"),
+            "{error}"
+        );
+    }
+    let too_many = Campaign::new("c", 1, causim_campaign::MAX_RUNS + 1).unwrap_err();
+    assert!(
+        matches!(too_many, CampaignError::TooManyRuns { .. }),
+        "{too_many}"
+    );
+    assert!(campaign(1).with_runs(usize::MAX).is_err());
+}
+
+#[test]
+fn settings_are_part_of_the_description() {
+    let with = campaign(3).setting("orbits", 3).setting("soc", 0.9);
+    assert_eq!(with.settings().get("orbits").map(String::as_str), Some("3"));
+    let read = Campaign::from_json(with.to_json().as_bytes()).unwrap();
+    assert_eq!(read, with);
+    // Settings do not change the draws.
+    assert_eq!(with.run(2).unwrap(), campaign(3).run(2).unwrap());
+}
+
+/// The description shown in `docs/campaigns.md` is one.
+#[test]
+fn the_documented_description_reads() {
+    let docs = include_str!("../../docs/campaigns.md");
+    let start = docs.find("```json\n").expect("a JSON block") + "```json\n".len();
+    let end = start + docs[start..].find("```").expect("its end");
+    let campaign = Campaign::from_json(&docs.as_bytes()[start..end]).unwrap();
+    assert_eq!((campaign.name(), campaign.runs()), ("power", 1000));
+    assert_eq!(campaign.parameters().len(), 4);
 }

@@ -6,6 +6,7 @@
 //! cargo run --release --example power_campaign
 //! cargo run --release --example power_campaign -- --runs 100 --fork
 //! cargo run --release --example power_campaign -- --run-index 41   # one run, as a batch task
+//! cargo run --release --example power_campaign -- --task 3 --tasks 10   # a tenth of the runs
 //! cargo run --release --example power_campaign -- --merge          # the table of the runs made
 //! ```
 //!
@@ -14,7 +15,9 @@
 
 use std::process::ExitCode;
 
-use causim_campaign::{CampaignArgs, Report, Run, RunRecord, RunResult, Table, CAMPAIGN_HELP};
+use causim_campaign::{
+    Action, CampaignArgs, Report, Run, RunRecord, RunResult, Table, CAMPAIGN_HELP,
+};
 use causim_examples::output::{run_main, AnyError, Options, Progress};
 use causim_examples::power::campaign::{self, min_socs, plot_min_soc, quantile, Forked, MIN_SOC};
 use causim_examples::power::PowerConfig;
@@ -30,7 +33,8 @@ Options:
   --fork        run the common start (to the first eclipse) once, save it,
                 and start every run from the snapshot: only the payload
                 time is then dispersed
-  --out DIR     the default folder of --results: <DIR>/power-campaign
+  --out DIR     the default folder of --results: <DIR>/power-campaign, or
+                <DIR>/power-forked-campaign with --fork
                 (default: <target dir>/causim-examples)
 ";
 
@@ -61,19 +65,31 @@ fn example() -> Result<(), AnyError> {
         return Err("--orbits must be at least 1: the payload runs in the first eclipse".into());
     }
 
-    let description = if fork {
-        campaign::forked_campaign(RUNS, BASE_SEED)?
+    let built_in = if fork {
+        campaign::forked_campaign(&config, RUNS, BASE_SEED)?
     } else {
-        campaign::campaign(RUNS, BASE_SEED)?
+        campaign::campaign(&config, RUNS, BASE_SEED)?
     };
-    let description = flags.apply(description);
+    // A description file must be for this bench: its settings are the
+    // options this program runs with.
+    let settings = built_in.settings().clone();
+    let description = flags.campaign(built_in)?;
+    if description.settings() != &settings {
+        return Err(format!(
+            "the description's settings {:?} are not this run's {:?} (--orbits, --soc)",
+            description.settings(),
+            settings
+        )
+        .into());
+    }
     let results = options
         .out_dir()?
         .join(format!("{}-campaign", description.name()));
 
-    // The run function: from the start, or from the shared snapshot.
+    // The run function: from the start, or from the shared snapshot (made
+    // once per process; a merge runs nothing).
     let forked = match (fork, flags.action) {
-        (true, causim_campaign::Action::Merge) | (false, _) => None,
+        (true, Action::Merge) | (false, _) => None,
         (true, _) => Some(Forked::new(config)?),
     };
     let run = |run: &Run| -> RunResult {
@@ -82,7 +98,10 @@ fn example() -> Result<(), AnyError> {
             None => campaign::run(config, run),
         }
     };
-    let progress = Progress::new(description.runs() as u64, "runs");
+    let progress = match flags.action {
+        Action::All | Action::Slice(_) => Progress::new(description.runs() as u64, "runs"),
+        Action::RunIndex(_) | Action::Merge => Progress::new(0, "runs").hidden(),
+    };
     let finished = |_: &RunRecord| progress.inc();
     let report = flags.execute(&description, &results, &run, &finished)?;
     progress.finish();
@@ -93,8 +112,23 @@ fn example() -> Result<(), AnyError> {
             forked.snapshot_len()
         );
     }
+    print_report(&report, &results)?;
+    if !report.succeeded() {
+        return Err("some runs failed or are missing (see above)".into());
+    }
+    Ok(())
+}
+
+fn print_report(report: &Report, results: &std::path::Path) -> Result<(), AnyError> {
     match report {
-        Report::Ran(record) => print_run(&record)?,
+        Report::Ran(outcome) => print_run(&outcome.record, outcome.resumed),
+        Report::Slice(summary) => println!(
+            "{} runs made, {} already there, {} failed: {:?}",
+            summary.ran,
+            summary.resumed,
+            summary.failed.len(),
+            summary.failed
+        ),
         Report::All {
             summary,
             merged,
@@ -108,12 +142,18 @@ fn example() -> Result<(), AnyError> {
             );
             print_table(&merged.table, &merged.missing);
             println!("table:       {}", csv.display());
-            plot(&merged.table, &results)?;
+            plot(&merged.table, results)?;
         }
         Report::Merged { merged, csv } => {
             print_table(&merged.table, &merged.missing);
+            if !merged.beyond.is_empty() {
+                println!(
+                    "{} result files past the campaign's runs are not in the table (--runs?)",
+                    merged.beyond.len()
+                );
+            }
             println!("table:       {}", csv.display());
-            plot(&merged.table, &results)?;
+            plot(&merged.table, results)?;
         }
     }
     Ok(())
@@ -126,26 +166,25 @@ fn take_flag(args: &mut Vec<String>, flag: &str) -> bool {
     args.len() != before
 }
 
-/// Prints a run made alone; its failure is the program's (a batch task
-/// that failed must say so by its exit status).
-fn print_run(record: &RunRecord) -> Result<(), AnyError> {
+/// Prints a run made alone.
+fn print_run(record: &RunRecord, resumed: bool) {
     let values: Vec<String> = record
         .parameters
         .iter()
         .map(|p| format!("{} {:.4}", p.name, p.value))
         .collect();
+    let how = if resumed { ", already made" } else { "" };
     println!(
-        "run {} (seed {}): {}",
+        "run {} (seed {}{how}): {}",
         record.index,
         record.seed,
         values.join(", ")
     );
     match (&record.error, record.metric(MIN_SOC)) {
-        (Some(error), _) => return Err(format!("run {} failed: {error}", record.index).into()),
+        (Some(error), _) => println!("failed: {error}"),
         (None, Some(min_soc)) => println!("lowest state of charge {:.1} %", 100.0 * min_soc),
         (None, None) => println!("no lowest state of charge reported"),
     }
-    Ok(())
 }
 
 fn print_table(table: &Table, missing: &[usize]) {
@@ -167,6 +206,9 @@ fn print_table(table: &Table, missing: &[usize]) {
         let first: Vec<String> = missing.iter().take(10).map(usize::to_string).collect();
         let more = if missing.len() > 10 { ", …" } else { "" };
         println!("not made yet: runs {}{more}", first.join(", "));
+    }
+    if socs.is_empty() {
+        return;
     }
     let percent = |q: f64| quantile(&socs, q).map_or(f64::NAN, |soc| 100.0 * soc);
     println!(

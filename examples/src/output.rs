@@ -199,6 +199,14 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// No bar, whatever the terminal: for a call with nothing to count.
+    pub fn hidden(self) -> Self {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+        Progress { bar: None }
+    }
+
     /// One more unit done.
     pub fn inc(&self) {
         if let Some(bar) = &self.bar {

@@ -36,7 +36,7 @@ impl Drop for TempDir {
 
 #[test]
 fn a_campaign_of_dispersed_runs_is_the_same_made_together_or_alone() {
-    let description = campaign::campaign(12, 7).unwrap();
+    let description = campaign::campaign(&config(), 12, 7).unwrap();
     let (together, alone) = (TempDir::new("together"), TempDir::new("alone"));
     let run = |run: &causim_campaign::Run| campaign::run(config(), run);
     let summary = Runner::new(&description, &together.0)
@@ -47,6 +47,7 @@ fn a_campaign_of_dispersed_runs_is_the_same_made_together_or_alone() {
         Runner::new(&description, &alone.0)
             .run_index(index, &run)
             .unwrap();
+        assert!(fs::read_dir(&alone.0).is_ok());
     }
 
     let table = merge(&description, &together.0).unwrap().table;
@@ -71,7 +72,7 @@ fn a_campaign_of_dispersed_runs_is_the_same_made_together_or_alone() {
 
 #[test]
 fn a_forked_run_is_the_run_made_from_the_start() {
-    let description = campaign::forked_campaign(6, 3).unwrap();
+    let description = campaign::forked_campaign(&config(), 6, 3).unwrap();
     let forked = Forked::new(config()).unwrap();
     for index in 0..6 {
         let run = description.run(index).unwrap();
@@ -100,4 +101,28 @@ fn a_run_without_a_parameter_fails_with_its_name() {
         error.to_string(),
         "the campaign has no parameter `panel_efficiency`; it has no parameters"
     );
+}
+
+/// A campaign of one run, nominal but for the payload's minutes.
+fn nominal_with_payload(minutes: f64) -> causim_campaign::Run {
+    let fixed = |value| causim_campaign::Dispersion::Fixed { value };
+    let nominal = PowerConfig::default();
+    causim_campaign::Campaign::new("nominal", 1, 1)
+        .and_then(|c| c.parameter("panel_efficiency", fixed(nominal.panel_efficiency)))
+        .and_then(|c| c.parameter("battery_wh", fixed(nominal.battery.capacity_wh)))
+        .and_then(|c| c.parameter("avionics_w", fixed(nominal.avionics_w)))
+        .and_then(|c| c.parameter("payload_eclipse_min", fixed(minutes)))
+        .and_then(|c| c.run(0))
+        .unwrap()
+}
+
+#[test]
+fn a_payload_time_that_rounds_to_nothing_leaves_the_payload_off() {
+    // Under half a second: not switched, rather than an off command at the
+    // very time of the on one (refused as not in the future).
+    let tiny = campaign::run(config(), &nominal_with_payload(0.005)).unwrap();
+    let off = campaign::run(config(), &nominal_with_payload(0.0)).unwrap();
+    assert_eq!(tiny, off);
+    let on = campaign::run(config(), &nominal_with_payload(10.0)).unwrap();
+    assert!(on.get(MIN_SOC) < off.get(MIN_SOC));
 }

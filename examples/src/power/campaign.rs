@@ -31,9 +31,23 @@ use super::{BatterySpec, PowerBench, PowerConfig, ECLIPSE};
 /// charge, 0 to 1.
 pub const MIN_SOC: &str = "min_soc";
 
-/// The campaign of the module docs: `runs` runs, seeded by `base_seed`.
-pub fn campaign(runs: usize, base_seed: u64) -> Result<Campaign, CampaignError> {
-    Campaign::new("power", base_seed, runs)?
+/// The bench settings every run of `base` shares, as a campaign records
+/// them: results made with other settings are never resumed or merged
+/// with these.
+fn with_settings(campaign: Campaign, base: &PowerConfig) -> Campaign {
+    campaign
+        .setting("orbits", base.orbits)
+        .setting("initial_soc", base.initial_soc)
+}
+
+/// The campaign of the module docs for the bench `base`: `runs` runs,
+/// seeded by `base_seed`.
+pub fn campaign(
+    base: &PowerConfig,
+    runs: usize,
+    base_seed: u64,
+) -> Result<Campaign, CampaignError> {
+    let campaign = Campaign::new("power", base_seed, runs)?
         .parameter(
             "panel_efficiency",
             Dispersion::Normal {
@@ -62,15 +76,20 @@ pub fn campaign(runs: usize, base_seed: u64) -> Result<Campaign, CampaignError> 
                 low: 0.0,
                 high: ECLIPSE.as_secs_f64() / 60.0,
             },
-        )
+        )?;
+    Ok(with_settings(campaign, base))
 }
 
 /// The campaign of a forked run: the hardware fixed at its nominal values
 /// (the snapshot holds them; they are in the table all the same), the
 /// payload's time in eclipse dispersed as in [`campaign`].
-pub fn forked_campaign(runs: usize, base_seed: u64) -> Result<Campaign, CampaignError> {
+pub fn forked_campaign(
+    base: &PowerConfig,
+    runs: usize,
+    base_seed: u64,
+) -> Result<Campaign, CampaignError> {
     let nominal = PowerConfig::default();
-    Campaign::new("power-forked", base_seed, runs)?
+    let campaign = Campaign::new("power-forked", base_seed, runs)?
         .parameter(
             "payload_eclipse_min",
             Dispersion::Uniform {
@@ -95,7 +114,8 @@ pub fn forked_campaign(runs: usize, base_seed: u64) -> Result<Campaign, Campaign
             Dispersion::Fixed {
                 value: nominal.avionics_w,
             },
-        )
+        )?;
+    Ok(with_settings(campaign, base))
 }
 
 /// `base` with run `run`'s hardware.
@@ -155,10 +175,11 @@ impl Forked {
 /// minutes, then the bench to its end; the run's metrics.
 fn finish(mut bench: PowerBench, config: PowerConfig, run: &Run) -> RunResult {
     let minutes = run.get("payload_eclipse_min")?;
-    if minutes > 0.0 {
-        // Whole seconds: the bus samples on 10 s marks, so a command to the
-        // nanosecond would only move the same energy by a sample.
-        let on_for = Duration::from_secs((minutes * 60.0).round() as u64);
+    // Whole seconds: the bus samples on 10 s marks, so a command to the
+    // nanosecond would only move the same energy by a sample. Under half a
+    // second rounds to nothing: the payload is not switched at all.
+    let on_for = Duration::from_secs((minutes * 60.0).round() as u64);
+    if !on_for.is_zero() {
         bench.switch_payload(true)?;
         bench.schedule_payload(bench.time() + on_for, false)?;
     }

@@ -1,0 +1,120 @@
+//! The results folder: the description it belongs to, and files written
+//! whole or not at all.
+//!
+//! A folder holds one campaign's results. Its description is written
+//! beside them (`campaign.json`) by the first run, and every later run,
+//! resume and merge checks it: a folder of another description (another
+//! base seed, dispersion or bench setting, say `--orbits 6` where the
+//! results were made with 2) is refused, naming what differs, instead of
+//! mixing two campaigns in one table or resuming one with the other's
+//! runs. Only the number of runs may differ: a campaign grows, or a merge
+//! looks at its first runs.
+
+use std::collections::hash_map::RandomState;
+use std::fs;
+use std::hash::BuildHasher;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::campaign::Campaign;
+use crate::error::CampaignError;
+
+/// The description's file in a results folder.
+pub(crate) const DESCRIPTION_FILE: &str = "campaign.json";
+
+/// Makes `dir` if needed and checks (or writes) its description: a run's
+/// first step.
+pub(crate) fn claim(dir: &Path, campaign: &Campaign) -> Result<(), CampaignError> {
+    fs::create_dir_all(dir).map_err(|source| io_error(dir, source))?;
+    let path = dir.join(DESCRIPTION_FILE);
+    match read_description(&path)? {
+        Some(saved) => {
+            check_same(&saved, campaign, &path)?;
+            if saved.runs() < campaign.runs() {
+                write_atomically(&path, campaign.to_json().as_bytes())?;
+            }
+            Ok(())
+        }
+        None => write_atomically(&path, campaign.to_json().as_bytes()),
+    }
+}
+
+/// Checks `dir`'s description, for a merge: the folder must exist; its
+/// description, if any, must be `campaign`'s.
+pub(crate) fn check(dir: &Path, campaign: &Campaign) -> Result<(), CampaignError> {
+    if !dir.is_dir() {
+        return Err(CampaignError::NoResults {
+            dir: dir.to_owned(),
+        });
+    }
+    let path = dir.join(DESCRIPTION_FILE);
+    match read_description(&path)? {
+        Some(saved) => check_same(&saved, campaign, &path),
+        None => Ok(()),
+    }
+}
+
+/// The description at `path`, if there is one.
+fn read_description(path: &Path) -> Result<Option<Campaign>, CampaignError> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io_error(path, source)),
+    };
+    Campaign::from_json(bytes.as_slice())
+        .map(Some)
+        .map_err(|error| CampaignError::ResultFile {
+            path: path.to_owned(),
+            reason: error.to_string(),
+        })
+}
+
+fn check_same(saved: &Campaign, campaign: &Campaign, path: &Path) -> Result<(), CampaignError> {
+    match saved.difference(campaign) {
+        None => Ok(()),
+        Some(reason) => Err(CampaignError::OtherDescription {
+            path: path.to_owned(),
+            reason,
+        }),
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file of its own (a unique
+/// name, so that two writers of one path never share it), synced and
+/// renamed into place: a reader sees the old file or the new one, whole.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
+    let partial = partial_path(path);
+    let written = fs::File::create(&partial).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    if let Err(source) = written.and_then(|()| fs::rename(&partial, path)) {
+        let _ = fs::remove_file(&partial);
+        return Err(io_error(path, source));
+    }
+    Ok(())
+}
+
+/// A temporary name beside `path`, unique to this write: the process id,
+/// a counter and a per-process random key (two processes of one id on two
+/// hosts sharing the folder differ by the key).
+fn partial_path(path: &Path) -> PathBuf {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let write = WRITES.fetch_add(1, Ordering::Relaxed);
+    let key = RandomState::new().hash_one(write);
+    let name = path
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy());
+    path.with_file_name(format!(
+        ".{name}.{}-{write}-{key:016x}.partial",
+        std::process::id()
+    ))
+}
+
+fn io_error(path: &Path, source: io::Error) -> CampaignError {
+    CampaignError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
