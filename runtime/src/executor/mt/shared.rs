@@ -194,6 +194,14 @@ impl Shared {
         self.active.fetch_add(1, Ordering::AcqRel);
     }
 
+    /// True if one lease is held in all (the caller's, when it holds
+    /// one). Relaxed: a hint that spares a steal bound to find nothing; a
+    /// lease taken meanwhile comes with its own worker to poll its tasks.
+    #[inline]
+    pub(crate) fn only_one_lease(&self) -> bool {
+        self.active.load(Ordering::Relaxed) == 1
+    }
+
     /// Counts one task less as active; the last one wakes the calling
     /// thread (unless it is that thread, `index` 0).
     pub(crate) fn uncount_active(&self, index: usize) {

@@ -70,6 +70,12 @@ fn find_task(worker: &WorkerContext) -> Option<TaskRef> {
         return Some(task);
     }
     let leased = worker.busy.get();
+    // This worker's lease the only one: no other worker has a task queued
+    // (queued tasks hold their worker's lease), so there is nothing to
+    // steal. A worker taking its first task meanwhile polls it itself.
+    if leased && worker.shared.only_one_lease() {
+        return None;
+    }
     worker.lease();
     let task = steal(worker);
     if task.is_none() && !leased {
