@@ -89,7 +89,11 @@ impl TryFrom<CampaignFile> for Campaign {
 
 /// The most runs a campaign can have: each run uses two of the generator's
 /// 2⁶⁴ streams.
-pub const MAX_RUNS: usize = 1 << 62;
+pub const MAX_RUNS: usize = if usize::BITS >= 64 {
+    (1u64 << 62) as usize
+} else {
+    usize::MAX
+};
 
 /// One dispersed parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -276,7 +280,7 @@ impl Campaign {
     /// the number of runs), said as "this there, that here"; `None` if
     /// nothing does.
     pub(crate) fn difference(&self, here: &Campaign) -> Option<String> {
-        let names = |c: &Campaign| c.parameter_names().join(", ");
+        let (names, here_names) = (self.parameter_names(), here.parameter_names());
         if self.name != here.name {
             Some(format!(
                 "campaign `{}` there, `{}` here",
@@ -287,12 +291,8 @@ impl Campaign {
                 "base seed {} there, {} here",
                 self.base_seed, here.base_seed
             ))
-        } else if names(self) != names(here) {
-            Some(format!(
-                "parameters ({}) there, ({}) here",
-                names(self),
-                names(here)
-            ))
+        } else if names != here_names {
+            Some(format!("parameters {names:?} there, {here_names:?} here"))
         } else if let Some((there, mine)) = self
             .parameters
             .iter()

@@ -325,7 +325,7 @@ fn value_of(
 ) -> Result<String, CampaignError> {
     let value = inline.or_else(|| rest.next());
     match value {
-        Some(value) if !value.starts_with("--") => Ok(value),
+        Some(value) if !value.is_empty() && !value.starts_with("--") => Ok(value),
         _ => Err(argument(format!("{flag} needs a value"))),
     }
 }

@@ -57,6 +57,12 @@ pub enum CampaignError {
         /// The campaign's parameters.
         known: Vec<String>,
     },
+    /// A merge of more runs than a table holds
+    /// ([`MAX_MERGED_RUNS`](crate::MAX_MERGED_RUNS)).
+    TooManyToMerge {
+        /// The campaign's number of runs.
+        runs: usize,
+    },
     /// A command-line argument that cannot be understood.
     Argument {
         /// What is wrong.
@@ -79,6 +85,13 @@ pub enum CampaignError {
         /// The folder's description file.
         path: PathBuf,
         /// What differs.
+        reason: String,
+    },
+    /// A results folder's description file that cannot be read.
+    DescriptionFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
         reason: String,
     },
     /// A result file that is not a run record.
@@ -135,6 +148,11 @@ impl fmt::Display for CampaignError {
                 "the campaign has no parameter `{name}`; it has: {}",
                 known.join(", ")
             ),
+            CampaignError::TooManyToMerge { runs } => write!(
+                f,
+                "{runs} runs is more than one table holds ({}): merge with fewer --runs",
+                crate::MAX_MERGED_RUNS
+            ),
             CampaignError::Argument { reason } => f.write_str(reason),
             CampaignError::Io { path, source } => write!(f, "{}: {source}", path.display()),
             CampaignError::NoResults { dir } => {
@@ -144,6 +162,12 @@ impl fmt::Display for CampaignError {
                 f,
                 "{}: the results there are of another campaign description ({reason}); \
                  use another results folder, or delete this one",
+                path.display()
+            ),
+            CampaignError::DescriptionFile { path, reason } => write!(
+                f,
+                "{}: the description of the results in this folder cannot be read: {reason}; \
+                 restore it, or use another results folder",
                 path.display()
             ),
             CampaignError::ResultFile { path, reason } => write!(

@@ -28,16 +28,22 @@ pub(crate) const DESCRIPTION_FILE: &str = "campaign.json";
 pub(crate) fn claim(dir: &Path, campaign: &Campaign) -> Result<(), CampaignError> {
     fs::create_dir_all(dir).map_err(|source| io_error(dir, source))?;
     let path = dir.join(DESCRIPTION_FILE);
-    match read_description(&path)? {
-        Some(saved) => {
-            check_same(&saved, campaign, &path)?;
-            if saved.runs() < campaign.runs() {
-                write_atomically(&path, campaign.to_json().as_bytes())?;
-            }
-            Ok(())
-        }
-        None => write_atomically(&path, campaign.to_json().as_bytes()),
+    // The first description published wins: a link fails if the file is
+    // there, so two processes starting two descriptions at once cannot
+    // both be accepted.
+    if publish_new(&path, campaign.to_json().as_bytes())? {
+        return Ok(());
     }
+    let saved = read_description(&path)?.ok_or_else(|| CampaignError::DescriptionFile {
+        path: path.clone(),
+        reason: "it disappeared while it was read".to_owned(),
+    })?;
+    check_same(&saved, campaign, &path)?;
+    if saved.runs() < campaign.runs() {
+        // The campaign grows: only the number of runs changes.
+        write_atomically(&path, campaign.to_json().as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Checks `dir`'s description, for a merge: the folder must exist; its
@@ -64,7 +70,7 @@ fn read_description(path: &Path) -> Result<Option<Campaign>, CampaignError> {
     };
     Campaign::from_json(bytes.as_slice())
         .map(Some)
-        .map_err(|error| CampaignError::ResultFile {
+        .map_err(|error| CampaignError::DescriptionFile {
             path: path.to_owned(),
             reason: error.to_string(),
         })
@@ -84,16 +90,39 @@ fn check_same(saved: &Campaign, campaign: &Campaign, path: &Path) -> Result<(), 
 /// name, so that two writers of one path never share it), synced and
 /// renamed into place: a reader sees the old file or the new one, whole.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
+    let partial = write_partial(path, bytes)?;
+    if let Err(source) = fs::rename(&partial, path) {
+        let _ = fs::remove_file(&partial);
+        return Err(io_error(path, source));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` unless a file is there; true if written. The
+/// file appears whole (a hard link of a complete temporary file).
+fn publish_new(path: &Path, bytes: &[u8]) -> Result<bool, CampaignError> {
+    let partial = write_partial(path, bytes)?;
+    let linked = fs::hard_link(&partial, path);
+    let _ = fs::remove_file(&partial);
+    match linked {
+        Ok(()) => Ok(true),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(source) => Err(io_error(path, source)),
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, synced; its path.
+fn write_partial(path: &Path, bytes: &[u8]) -> Result<PathBuf, CampaignError> {
     let partial = partial_path(path);
     let written = fs::File::create(&partial).and_then(|mut file| {
         file.write_all(bytes)?;
         file.sync_all()
     });
-    if let Err(source) = written.and_then(|()| fs::rename(&partial, path)) {
+    if let Err(source) = written {
         let _ = fs::remove_file(&partial);
         return Err(io_error(path, source));
     }
-    Ok(())
+    Ok(partial)
 }
 
 /// A temporary name beside `path`, unique to this write: the process id,

@@ -77,7 +77,7 @@ pub use campaign::{Campaign, Parameter, MAX_RUNS};
 pub use cli::{Action, CampaignArgs, Report, CAMPAIGN_HELP};
 pub use dispersion::Dispersion;
 pub use error::CampaignError;
-pub use merge::{merge, Merged, Row, Table};
+pub use merge::{merge, Merged, Row, Table, MAX_MERGED_RUNS};
 pub use record::{Metrics, Named, RunRecord};
 pub use run::Run;
 pub use runner::{LocalSummary, RunOutcome, RunResult, Runner, Slice, DEFAULT_STACK_SIZE};

@@ -54,10 +54,20 @@ pub struct Row {
     pub error: Option<String>,
 }
 
+/// The most runs [`merge`] reads into one table: ten million rows, a CSV
+/// of gigabytes, is more than one table serves; a larger campaign is
+/// merged a part at a time (`--runs`).
+pub const MAX_MERGED_RUNS: usize = 10_000_000;
+
 /// Reads the result files of `campaign` in `dir` into a table. A folder
 /// or a file of another description (another name, seed, dispersion or
 /// setting) is an error naming it, never a row.
 pub fn merge(campaign: &Campaign, dir: &Path) -> Result<Merged, CampaignError> {
+    if campaign.runs() > MAX_MERGED_RUNS {
+        return Err(CampaignError::TooManyToMerge {
+            runs: campaign.runs(),
+        });
+    }
     folder::check(dir, campaign)?;
     let mut records = Vec::new();
     let mut missing = Vec::new();

@@ -10,6 +10,7 @@
 //! a run looks wrong; a campaign's result files are small next to what the
 //! runs computed.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -72,6 +73,10 @@ pub struct RunRecord {
     pub seed: u64,
     /// Each parameter's value, in the campaign's order.
     pub parameters: Vec<Named>,
+    /// The bench settings of the campaign (see
+    /// [`Campaign::setting`](crate::Campaign::setting)).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
     /// What the run measured (empty if it failed).
     pub metrics: Vec<Named>,
     /// Why the run failed: its error, with its causes, or its panic.
@@ -111,6 +116,7 @@ impl RunRecord {
             index: run.index(),
             seed: run.seed(),
             parameters: named(run.values()),
+            settings: campaign.settings().clone(),
             metrics,
             error,
             wall_seconds,
@@ -185,6 +191,13 @@ impl RunRecord {
                 "seed {}, not {}: another base seed",
                 self.seed,
                 expected.seed()
+            ));
+        }
+        if &self.settings != campaign.settings() {
+            return stale(format!(
+                "settings {:?}, not {:?}",
+                self.settings,
+                campaign.settings()
             ));
         }
         let saved: Vec<&str> = self.parameters.iter().map(|p| p.name.as_str()).collect();

@@ -174,7 +174,7 @@ impl<'a> Runner<'a> {
             summary: Mutex::new(LocalSummary::default()),
         };
         let threads = jobs.clamp(1, self.campaign.runs().max(1));
-        let outcomes: Vec<Result<(), CampaignError>> = std::thread::scope(|scope| {
+        let outcomes: Vec<Result<(), Stop>> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .filter_map(|i| {
                     std::thread::Builder::new()
@@ -193,24 +193,35 @@ impl<'a> Runner<'a> {
                 .map(|worker| {
                     worker
                         .join()
-                        .unwrap_or_else(|panic| panic::resume_unwind(panic))
+                        .unwrap_or_else(|panic| Err(Stop::Panic(panic)))
                 })
                 .collect()
         });
-        outcomes.into_iter().collect::<Result<(), _>>()?;
+        // A panic first (the caller's own, from `finished`), then an error.
+        let mut error = None;
+        for outcome in outcomes {
+            match outcome {
+                Err(Stop::Panic(payload)) => panic::resume_unwind(payload),
+                Err(Stop::Error(e)) => error = error.or(Some(e)),
+                Ok(()) => {}
+            }
+        }
+        if let Some(error) = error {
+            return Err(error);
+        }
         let mut summary = work.summary.into_inner().unwrap_or_else(|e| e.into_inner());
         summary.failed.sort_unstable();
         Ok(summary)
     }
 
-    /// One thread's share: takes the next index until none is left or
-    /// another thread hit an error.
+    /// One thread's share: takes the next index until none is left, or
+    /// another thread hit an error or a panic of `finished`.
     fn work<F>(
         &self,
         work: &Work,
         f: &F,
         finished: &(dyn Fn(&RunRecord) + Sync),
-    ) -> Result<(), CampaignError>
+    ) -> Result<(), Stop>
     where
         F: Fn(&Run) -> RunResult,
     {
@@ -219,19 +230,20 @@ impl<'a> Runner<'a> {
             let Some(index) = work.slice.index(k, self.campaign.runs()) else {
                 break;
             };
-            let outcome = self
+            let made = self
                 .campaign
                 .run(index)
                 .and_then(|run| self.make_or_resume(&run, f));
-            match outcome {
-                Ok(outcome) => {
-                    work.count(&outcome);
-                    finished(&outcome.record);
-                }
-                Err(error) => {
-                    work.stop.store(true, Ordering::Relaxed);
-                    return Err(error);
-                }
+            let done = made.map_err(Stop::Error).and_then(|outcome| {
+                work.count(&outcome);
+                // The callback is the caller's code: its panic stops the
+                // other threads too, then reaches the caller as it was.
+                panic::catch_unwind(AssertUnwindSafe(|| finished(&outcome.record)))
+                    .map_err(Stop::Panic)
+            });
+            if let Err(stop) = done {
+                work.stop.store(true, Ordering::Relaxed);
+                return Err(stop);
             }
         }
         Ok(())
@@ -261,6 +273,14 @@ impl<'a> Runner<'a> {
             resumed: false,
         })
     }
+}
+
+/// Why a local thread stopped early.
+enum Stop {
+    /// An error of the campaign (a file it could not write).
+    Error(CampaignError),
+    /// A panic of the caller's `finished` callback.
+    Panic(Box<dyn std::any::Any + Send>),
 }
 
 /// The threads' shared state in [`Runner::run_slice`].

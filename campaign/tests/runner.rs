@@ -482,16 +482,116 @@ fn a_write_that_fails_stops_the_campaign_with_its_path() {
 }
 
 #[test]
-fn a_panic_of_the_progress_callback_is_the_callers() {
-    let campaign = campaign(4);
+fn a_panic_of_the_progress_callback_is_the_callers_and_stops_the_campaign() {
+    let campaign = campaign(2000);
     let dir = TempDir::new("callback");
     let caught = std::panic::catch_unwind(|| {
-        Runner::new(&campaign, &dir.0).run_local(2, &fall, &|_| panic!("the progress bar broke"))
+        Runner::new(&campaign, &dir.0).run_local(2, &fall, &|record| {
+            if record.index == 0 {
+                panic!("the progress bar broke")
+            }
+        })
     });
     let payload = caught.unwrap_err();
     assert_eq!(
         payload.downcast_ref::<&str>(),
         Some(&"the progress bar broke")
+    );
+    let made = fs::read_dir(&dir.0).unwrap().count() - 1;
+    assert!(made < 1000, "{made} runs made after the panic");
+}
+
+#[test]
+fn two_descriptions_starting_in_one_folder_at_once_are_not_both_accepted() {
+    for attempt in 0..20 {
+        let dir = TempDir::new(&format!("race-{attempt}"));
+        let (three, six) = (
+            campaign(4).setting("orbits", 3),
+            campaign(4).setting("orbits", 6),
+        );
+        let accepted: Vec<bool> = std::thread::scope(|scope| {
+            let a = scope.spawn(|| Runner::new(&three, &dir.0).run_index(0, &fall).is_ok());
+            let b = scope.spawn(|| Runner::new(&six, &dir.0).run_index(1, &fall).is_ok());
+            vec![a.join().unwrap(), b.join().unwrap()]
+        });
+        assert_eq!(
+            accepted.iter().filter(|&&ok| ok).count(),
+            1,
+            "attempt {attempt}"
+        );
+    }
+}
+
+#[test]
+fn values_are_checked_to_a_relative_billionth() {
+    let campaign = campaign(1);
+    let dir = TempDir::new("tolerance");
+    let runner = Runner::new(&campaign, &dir.0);
+    runner.run_index(0, &fall).unwrap();
+    let path = runner.result_path(0);
+    let height = campaign.run(0).unwrap().get("height_m").unwrap();
+    let original = fs::read_to_string(&path).unwrap();
+    let with_height = |value: f64| original.replace(&format!("{height}"), &format!("{value}"));
+    // The last bits of another math library: the same draw.
+    fs::write(&path, with_height(height * (1.0 + 1e-12))).unwrap();
+    assert!(merge(&campaign, &dir.0).is_ok());
+    // A millionth off: another draw.
+    fs::write(&path, with_height(height * (1.0 + 1e-6))).unwrap();
+    let error = merge(&campaign, &dir.0).unwrap_err();
+    assert!(error.to_string().contains("another dispersion"), "{error}");
+}
+
+#[test]
+fn a_damaged_description_file_says_what_it_is() {
+    let campaign = campaign(2);
+    let dir = TempDir::new("damaged");
+    Runner::new(&campaign, &dir.0).run_index(0, &fall).unwrap();
+    fs::write(dir.0.join("campaign.json"), "{").unwrap();
+    let error = Runner::new(&campaign, &dir.0)
+        .run_index(1, &fall)
+        .unwrap_err();
+    assert!(
+        matches!(error, CampaignError::DescriptionFile { .. }),
+        "{error}"
+    );
+    assert!(error
+        .to_string()
+        .contains("the description of the results in this folder cannot be read"));
+    assert!(matches!(
+        merge(&campaign, &dir.0),
+        Err(CampaignError::DescriptionFile { .. })
+    ));
+}
+
+#[test]
+fn parameter_lists_differ_even_when_their_names_join_alike() {
+    let dir = TempDir::new("joined");
+    let fixed = || Dispersion::Fixed { value: 1.0 };
+    let two = Campaign::new("j", 1, 1)
+        .and_then(|c| c.parameter("a", fixed()))
+        .and_then(|c| c.parameter("b", fixed()))
+        .unwrap();
+    let one = Campaign::new("j", 1, 1)
+        .and_then(|c| c.parameter("a, b", fixed()))
+        .unwrap();
+    let ok = |_: &Run| Ok(Metrics::new());
+    Runner::new(&two, &dir.0).run_index(0, &ok).unwrap();
+    let error = Runner::new(&one, &dir.0).run_index(0, &ok).unwrap_err();
+    assert!(
+        matches!(error, CampaignError::OtherDescription { .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_merge_larger_than_a_table_is_refused() {
+    let huge = campaign(1)
+        .with_runs(causim_campaign::MAX_MERGED_RUNS + 1)
+        .unwrap();
+    let error = merge(&huge, Path::new("/nowhere")).unwrap_err();
+    assert!(
+        matches!(error, CampaignError::TooManyToMerge { .. }),
+        "{error}"
     );
 }
 
@@ -558,6 +658,7 @@ fn the_command_line_takes_its_flags_and_leaves_the_programs() {
     };
     assert_eq!(error("--run-index"), "--run-index needs a value");
     assert_eq!(error("--results --resume"), "--results needs a value");
+    assert_eq!(error("--results="), "--results needs a value");
     assert_eq!(
         error("--jobs two"),
         "--jobs needs a whole number, got `two`"

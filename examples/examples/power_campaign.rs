@@ -112,14 +112,14 @@ fn example() -> Result<(), AnyError> {
             forked.snapshot_len()
         );
     }
-    print_report(&report, &results)?;
+    print_report(&report)?;
     if !report.succeeded() {
         return Err("some runs failed or are missing (see above)".into());
     }
     Ok(())
 }
 
-fn print_report(report: &Report, results: &std::path::Path) -> Result<(), AnyError> {
+fn print_report(report: &Report) -> Result<(), AnyError> {
     match report {
         Report::Ran(outcome) => print_run(&outcome.record, outcome.resumed),
         Report::Slice(summary) => println!(
@@ -142,7 +142,7 @@ fn print_report(report: &Report, results: &std::path::Path) -> Result<(), AnyErr
             );
             print_table(&merged.table, &merged.missing);
             println!("table:       {}", csv.display());
-            plot(&merged.table, results)?;
+            plot(&merged.table, csv)?;
         }
         Report::Merged { merged, csv } => {
             print_table(&merged.table, &merged.missing);
@@ -153,7 +153,7 @@ fn print_report(report: &Report, results: &std::path::Path) -> Result<(), AnyErr
                 );
             }
             println!("table:       {}", csv.display());
-            plot(&merged.table, results)?;
+            plot(&merged.table, csv)?;
         }
     }
     Ok(())
@@ -221,11 +221,12 @@ fn print_table(table: &Table, missing: &[usize]) {
     println!("runs with a brown-out (demand not supplied): {brown_outs}");
 }
 
-fn plot(table: &Table, results: &std::path::Path) -> Result<(), AnyError> {
+/// Draws the histogram beside the table `csv`.
+fn plot(table: &Table, csv: &std::path::Path) -> Result<(), AnyError> {
     if table.rows.is_empty() {
         return Ok(());
     }
-    let path = results.join("min-soc.svg");
+    let path = csv.with_file_name("min-soc.svg");
     plot_min_soc(table, &path).map_err(|e| format!("cannot draw {}: {e}", path.display()))?;
     println!("histogram:   {}", path.display());
     Ok(())

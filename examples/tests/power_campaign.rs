@@ -47,11 +47,11 @@ fn a_campaign_of_dispersed_runs_is_the_same_made_together_or_alone() {
         Runner::new(&description, &alone.0)
             .run_index(index, &run)
             .unwrap();
-        assert!(fs::read_dir(&alone.0).is_ok());
     }
 
     let table = merge(&description, &together.0).unwrap().table;
     let single = merge(&description, &alone.0).unwrap().table;
+    assert_eq!(single.rows.len(), 3);
     for row in &single.rows {
         assert_eq!(row, &table.rows[row.run], "run {} made alone", row.run);
     }
@@ -124,5 +124,32 @@ fn a_payload_time_that_rounds_to_nothing_leaves_the_payload_off() {
     let off = campaign::run(config(), &nominal_with_payload(0.0)).unwrap();
     assert_eq!(tiny, off);
     let on = campaign::run(config(), &nominal_with_payload(10.0)).unwrap();
-    assert!(on.get(MIN_SOC) < off.get(MIN_SOC));
+    assert!(on.get(MIN_SOC).unwrap() < off.get(MIN_SOC).unwrap());
+}
+
+/// The description `docs/campaigns.md` shows is the example's own.
+#[test]
+fn the_documented_description_is_the_examples() {
+    let docs = include_str!("../../docs/campaigns.md");
+    let start = docs.find("```json\n").expect("a JSON block") + "```json\n".len();
+    let end = start + docs[start..].find("```").expect("its end");
+    let documented = causim_campaign::Campaign::from_json(&docs.as_bytes()[start..end]).unwrap();
+    let base = PowerConfig {
+        orbits: 3,
+        ..PowerConfig::default()
+    };
+    assert_eq!(documented, campaign::campaign(&base, 1000, 2026).unwrap());
+}
+
+#[test]
+fn a_forked_run_of_other_hardware_fails_saying_why() {
+    let forked = Forked::new(config()).unwrap();
+    let description = campaign::campaign(&config(), 1, 1).unwrap();
+    let error = forked.run(&description.run(0).unwrap()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("a forked run starts from the snapshot's hardware"),
+        "{error}"
+    );
 }

@@ -115,7 +115,7 @@ pub fn forked_campaign(
                 value: nominal.avionics_w,
             },
         )?;
-    Ok(with_settings(campaign, base))
+    Ok(with_settings(campaign, base).setting("fork", "first eclipse"))
 }
 
 /// `base` with run `run`'s hardware.
@@ -165,7 +165,20 @@ impl Forked {
     }
 
     /// Makes run `run` from the snapshot: only its payload time differs.
+    /// A run whose hardware is not the snapshot's fails, saying so: the
+    /// snapshot holds the hardware, and a table claiming other values
+    /// would lie.
     pub fn run(&self, run: &Run) -> RunResult {
+        if configure(self.config, run)? != self.config {
+            return Err(format!(
+                "a forked run starts from the snapshot's hardware: panel_efficiency {}, \
+                 battery_wh {}, avionics_w {} must be fixed at those values",
+                self.config.panel_efficiency,
+                self.config.battery.capacity_wh,
+                self.config.avionics_w
+            )
+            .into());
+        }
         let bench = PowerBench::restore(self.config, self.snapshot.as_slice())?;
         finish(bench, self.config, run)
     }
