@@ -143,6 +143,10 @@ impl fmt::Display for SchedulingError {
 
 impl std::error::Error for SchedulingError {}
 
+/// How many events the driving thread stages before it moves them to the
+/// heap under one lock (see [`SchedulerCore::flush_staged`]).
+const STAGED_BATCH: usize = 64;
+
 /// The state shared by the simulation, the contexts and scheduler handles.
 ///
 /// # The clock never goes backwards
@@ -432,9 +436,25 @@ impl SchedulerCore {
             |staged, (entry, spare)| {
                 staged.entries.push(entry);
                 spare.restock(&mut staged.spares, origin);
+                if staged.entries.len() >= STAGED_BATCH {
+                    self.flush_staged(&mut staged.entries);
+                }
             },
             |(entry, spare)| self.queue_from_model(entry, spare),
         );
+    }
+
+    /// Moves a full batch of staged events to the heap, under one lock: a
+    /// model scheduling thousands of events in one step (a plan, a bulk
+    /// load) then fills the heap as it goes, instead of a staging buffer
+    /// that grows by copies and is read again at the next step.
+    #[cold]
+    #[inline(never)]
+    fn flush_staged(&self, entries: &mut Vec<Entry>) {
+        let mut heap = self.lock_heap();
+        for entry in entries.drain(..) {
+            heap.push(entry);
+        }
     }
 
     /// The path of

@@ -168,6 +168,32 @@ fn bench_schedules_absolute_and_relative_events() {
 // next step on one thread (`scheduler::local`): nothing may tell.
 // ---------------------------------------------------------------------------
 
+/// More events than the driving thread stages at once (they then move to
+/// the heap in batches during the call): the order is still time, then
+/// the order they were scheduled in; keyed ones cancelled in the same call
+/// never fire.
+#[test]
+fn a_model_scheduling_hundreds_of_events_in_one_call_keeps_their_order() {
+    let mut b = bench(vec![], SimTime::ZERO);
+    let mut cmds = Vec::new();
+    let mut expected = Vec::new();
+    for i in 0..300u32 {
+        let time = t(1 + u64::from(i * 37 % 100));
+        if i % 7 == 3 {
+            cmds.push(Cmd::KeyedAt(time, i));
+        } else {
+            cmds.push(Cmd::At(time, i));
+            expected.push((time, i));
+        }
+    }
+    cmds.push(Cmd::CancelKeys);
+    b.plan(cmds);
+    b.simu.run().unwrap();
+    // Stable: same-time events stay in the order they were scheduled.
+    expected.sort_by_key(|&(time, _)| time);
+    assert_eq!(b.ticks(), expected);
+}
+
 #[test]
 fn an_event_scheduled_during_a_call_is_the_next_event() {
     let mut b = bench(vec![], SimTime::ZERO);

@@ -13,7 +13,9 @@
 //! than everything in the heap (a model scheduling its own next tick; the
 //! heap's earliest time is published in an atomic at every unlock) becomes
 //! the next step's event without the lock or the heap; otherwise the step
-//! moves the staged events to the heap under the lock. While a bench
+//! moves the staged events to the heap under the lock. A model that
+//! schedules many events in one call has them moved in batches of 64 as
+//! it goes, so the buffer stays small. While a bench
 //! `Scheduler` handle exists, that lock-free move of the clock is first
 //! announced, so that a handle on another thread cannot queue an event
 //! behind the new clock (see `SchedulerCore`).
