@@ -107,8 +107,30 @@ fn publish_new(path: &Path, bytes: &[u8]) -> Result<bool, CampaignError> {
     match linked {
         Ok(()) => Ok(true),
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(source) => Err(io_error(path, source)),
+        // A file system without hard links (some network and FUSE mounts):
+        // created exclusively and written in place instead. A reader racing
+        // that first write may find it incomplete and be refused with a
+        // message naming it; the next look reads it whole.
+        Err(_) => create_new(path, bytes),
     }
+}
+
+/// Writes `bytes` to `path` unless a file is there (an exclusive create);
+/// true if written.
+fn create_new(path: &Path, bytes: &[u8]) -> Result<bool, CampaignError> {
+    let created = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path);
+    let mut file = match created {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(source) => return Err(io_error(path, source)),
+    };
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|source| io_error(path, source))?;
+    Ok(true)
 }
 
 /// Writes `bytes` to a temporary file beside `path`, synced; its path.
@@ -145,5 +167,28 @@ fn io_error(path: &Path, source: io::Error) -> CampaignError {
     CampaignError::Io {
         path: path.to_owned(),
         source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_file_is_published_once_either_way() {
+        let dir =
+            std::env::temp_dir().join(format!("causim-campaign-folder-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (linked, created) = (dir.join("linked"), dir.join("created"));
+        assert!(publish_new(&linked, b"first").unwrap());
+        assert!(!publish_new(&linked, b"second").unwrap());
+        assert!(create_new(&created, b"first").unwrap());
+        assert!(!create_new(&created, b"second").unwrap());
+        for path in [&linked, &created] {
+            assert_eq!(fs::read(path).unwrap(), b"first");
+        }
+        let leftovers = fs::read_dir(&dir).unwrap().count();
+        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(leftovers, 2, "no temporary file left");
     }
 }
