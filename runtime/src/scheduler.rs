@@ -451,10 +451,7 @@ impl SchedulerCore {
     #[cold]
     #[inline(never)]
     fn flush_staged(&self, entries: &mut Vec<Entry>) {
-        let mut heap = self.lock_heap();
-        for entry in entries.drain(..) {
-            heap.push(entry);
-        }
+        self.push_all(entries);
     }
 
     /// The path of
@@ -648,11 +645,13 @@ impl SchedulerCore {
         due
     }
 
-    /// Puts back events taken by [`take_next_due`](SchedulerCore::take_next_due)
-    /// and not delivered, with their keys: the order is unchanged.
-    pub(crate) fn put_back(&self, due: &mut Vec<Entry>) {
+    /// Moves `entries` to the heap under one lock, with their keys: a
+    /// staged batch, or events taken by
+    /// [`take_next_due`](SchedulerCore::take_next_due) and not delivered
+    /// (put back, their order unchanged).
+    pub(crate) fn push_all(&self, entries: &mut Vec<Entry>) {
         let mut heap = self.lock_heap();
-        for entry in due.drain(..) {
+        for entry in entries.drain(..) {
             heap.push(entry);
         }
     }

@@ -492,7 +492,7 @@ impl Simulation {
             return Ok(()); // only cancelled ones were left
         }
         let pending = self.due.iter().map(|e| e.action.describe()).collect();
-        self.core.put_back(&mut self.due);
+        self.core.push_all(&mut self.due);
         Err(SimulationError::ZeroDelayLimit {
             time: self.time(),
             rounds,

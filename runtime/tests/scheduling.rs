@@ -164,8 +164,9 @@ fn bench_schedules_absolute_and_relative_events() {
 }
 
 // ---------------------------------------------------------------------------
-// Events a model schedules during a call wait outside the heap until the
-// next step on one thread (`scheduler::local`): nothing may tell.
+// Events a model polled by the calling thread schedules wait outside the
+// heap until the next step, or a batch of 64 (`scheduler::local`): nothing
+// may tell.
 // ---------------------------------------------------------------------------
 
 /// More events than the driving thread stages at once (they then move to
