@@ -66,6 +66,40 @@ thread_local! {
     static ABANDON: Cell<bool> = const { Cell::new(false) };
 }
 
+#[cfg(not(causim_loom))]
+std::thread_local! {
+    /// Set by a mailbox whose consumer parks on it, empty, in a poll on
+    /// the multi-threaded executor: that poll ends idle (the
+    /// single-threaded executor is told through the task's waker state).
+    /// A cell of its own: folded into `NOTED` as a second bit, the look at
+    /// both after every poll cost more instructions per message, not fewer
+    /// (ring and pinball on two threads, callgrind).
+    static PARKED: Cell<bool> = const { Cell::new(false) };
+}
+
+// Under loom, a loom thread-local: loom runs its threads on one OS thread,
+// and two workers' polls must not see each other's note.
+#[cfg(causim_loom)]
+loom::thread_local! {
+    /// As above.
+    static PARKED: Cell<bool> = Cell::new(false);
+}
+
+/// Notes that the task being polled parks on its empty mailbox: the poll
+/// ends there, idle until a message wakes it.
+#[inline]
+pub(crate) fn note_parked() {
+    PARKED.with(|p| p.set(true));
+}
+
+/// True, once, if the task just polled parked on its empty mailbox (and
+/// clears the note). Also forgets a parking noted outside any executor's
+/// poll (a mailbox polled by hand) before an executor runs.
+#[inline]
+pub(crate) fn take_parked() -> bool {
+    PARKED.with(|p| p.replace(false))
+}
+
 /// Notes that the current task waits on `waiting`.
 pub(crate) fn set_waiting(waiting: Blocker) {
     NOTED.with(|n| n.set(true));

@@ -149,6 +149,10 @@ impl Executor {
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
         let watch = deadline.is_some() && self.start_stand_in();
         let _installed = worker_context::install(&self.main);
+        // A note left on this thread by a mailbox polled outside any
+        // executor must not be read as the end of a first poll here (each
+        // poll of a worker takes the note it made).
+        crate::poll_report::take_parked();
         if watch {
             run_watching(&self.main, deadline)
         } else {

@@ -458,6 +458,9 @@ impl<T> Channel<T> {
             unsafe { self.consumer.unregister() };
             return Poll::Ready(self.after_pop(message));
         }
+        // The executor lists a task whose poll ends otherwise as one that
+        // may be stuck (see `poll_report`).
+        poll_report::note_parked();
         self.park(false)
     }
 

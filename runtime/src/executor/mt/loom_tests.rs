@@ -213,6 +213,25 @@ impl Drop for Consumer {
     }
 }
 
+/// Spawns a bench task that pushes one message into `channel`, which has
+/// room for it.
+fn spawn_producer(executor: &mut Executor, channel: &std::sync::Arc<Channel<u32>>) {
+    let producer = channel.clone();
+    executor.spawn(
+        Box::pin(async move {
+            poll_fn(|cx| {
+                assert_eq!(
+                    producer.try_push_with(7, Some, cx, None),
+                    Ok(Pushed::Delivered)
+                );
+                Poll::Ready(())
+            })
+            .await
+        }),
+        meta("producer"),
+    );
+}
+
 /// The cycle every model makes on several threads: its task holds its
 /// mailbox's channel (as its probe), and the channel keeps the waker the
 /// task registered last, which `diatomic-waker` caches even once
@@ -238,23 +257,43 @@ fn loom_executor_teardown_frees_a_task_its_mailbox_wakes() {
             }),
             ModelMailbox::<Sink>::probe(channel.clone()),
         );
-        let producer = channel.clone();
-        executor.spawn(
-            Box::pin(async move {
-                poll_fn(|cx| {
-                    assert_eq!(
-                        producer.try_push_with(7, Some, cx, None),
-                        Ok(Pushed::Delivered)
-                    );
-                    Poll::Ready(())
-                })
-                .await
-            }),
-            meta("producer"),
-        );
+        spawn_producer(&mut executor, &channel);
         assert!(executor.run(None).is_ok());
         assert_eq!(received.load(Ordering::Relaxed), 1);
         assert!(executor.stuck().is_empty());
+        drop(executor);
+        drop(channel);
+    });
+}
+
+/// A poll that ends parked on its empty mailbox does not list its task as
+/// a deadlock candidate (`run_task`): a model's first poll races with a
+/// push from a task on the other worker; whether it parks first or takes
+/// the message at once, it then waits on a signal nobody raises, and the
+/// end of the step must name it as stuck. The model fails if a task left
+/// unlisted while idle could become stuck without being polled again, or
+/// if the end of the step missed a listing (the relaxed `has_candidates`).
+#[test]
+fn loom_executor_a_model_idle_after_one_poll_and_stuck_after_the_next_is_named() {
+    every_interleaving(|| {
+        let mut executor = Executor::new(2, crate::bench::BenchId::new());
+        let channel = std::sync::Arc::new(Channel::<u32>::new(1));
+        channel.bind(Name::from("sink"), crate::bench::BenchId::new());
+        let consumer = Consumer(channel.clone());
+        let never = Signal::new();
+        executor.spawn(
+            Box::pin(async move {
+                // SAFETY: this task is the channel's only consumer.
+                poll_fn(|cx| unsafe { consumer.0.poll_pop(cx) }).await;
+                never.wait().await;
+            }),
+            ModelMailbox::<Sink>::probe(channel.clone()),
+        );
+        spawn_producer(&mut executor, &channel);
+        assert!(executor.run(None).is_ok());
+        let stuck = executor.stuck();
+        assert_eq!(stuck.len(), 1, "the waiting model was not named");
+        assert_eq!(&*stuck[0].meta.name, "sink");
         drop(executor);
         drop(channel);
     });

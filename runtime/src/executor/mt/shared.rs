@@ -93,10 +93,13 @@ pub(crate) struct Shared {
     unbound: Mutex<Vec<(Option<std::sync::Arc<str>>, Misaddressed)>>,
     /// True while `unbound` may hold reports (set under its lock).
     has_unbound: AtomicBool,
-    /// Tasks polled (and left pending) since the last end-of-step check:
-    /// the only ones that can be stuck, so the check need not scan every
-    /// model of a large, mostly idle bench.
+    /// Tasks polled (and left pending, not idle) since the last
+    /// end-of-step check: the only ones that can be stuck, so the check
+    /// need not scan every model of a large, mostly idle bench.
     candidates: Mutex<Vec<Arc<Task>>>,
+    /// True when `candidates` may be non-empty (set under its lock), so
+    /// that the end of a step that listed none takes no lock.
+    has_candidates: AtomicBool,
 }
 
 impl Shared {
@@ -122,22 +125,34 @@ impl Shared {
             unbound: Mutex::new(Vec::new()),
             has_unbound: AtomicBool::new(false),
             candidates: Mutex::new(Vec::new()),
+            has_candidates: AtomicBool::new(false),
         }
     }
 
-    /// Lists `task` as a deadlock candidate, once per step.
+    /// Lists `task`, whose poll just ended pending, as a deadlock
+    /// candidate, once per step, unless the poll ended `parked` on the
+    /// task's empty mailbox.
+    ///
+    /// A parked task is idle until a message wakes it, and the wake-up
+    /// polls it again before the step ends: only the others may be stuck.
+    /// (A push that lands as it parks wakes it too.)
     ///
     /// # Safety
     ///
     /// As for [`TaskRef::get`]: the caller holds the task.
-    pub(crate) unsafe fn list_candidate(&self, task: TaskRef) {
+    pub(crate) unsafe fn list_candidate(&self, task: TaskRef, parked: bool) {
+        if parked {
+            return;
+        }
         // SAFETY: per the contract, the task is alive.
         let listed = &unsafe { task.get() }.listed;
         // A load first: a task polled again in the same step (the common
         // case) costs no read-modify-write.
         if !listed.load(Ordering::Relaxed) && !listed.swap(true, Ordering::Relaxed) {
+            let mut candidates = lock(&self.candidates);
             // SAFETY: as above.
-            lock(&self.candidates).push(unsafe { task.to_arc() });
+            candidates.push(unsafe { task.to_arc() });
+            self.has_candidates.store(true, Ordering::Relaxed);
         }
     }
 
@@ -151,9 +166,19 @@ impl Shared {
     /// Moves the deadlock candidates into `into`, which must be empty,
     /// unlisting them; the list keeps the capacity of `into` for the next
     /// step (one allocation and one free per step otherwise).
+    ///
+    /// Called when no task is active, after the acquire that observed it:
+    /// every listing of the step happened before (each under a lease its
+    /// worker released after), so the flag's relaxed load sees them.
     pub(crate) fn swap_candidates(&self, into: &mut Vec<Arc<Task>>) {
         debug_assert!(into.is_empty());
-        std::mem::swap(&mut *lock(&self.candidates), into);
+        if !self.has_candidates.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut candidates = lock(&self.candidates);
+        self.has_candidates.store(false, Ordering::Relaxed);
+        std::mem::swap(&mut *candidates, into);
+        drop(candidates);
         for task in into.iter() {
             task.listed.store(false, Ordering::Relaxed);
         }

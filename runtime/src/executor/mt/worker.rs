@@ -166,6 +166,9 @@ pub(crate) fn run_task(worker: &WorkerContext, queued: TaskRef) {
         })
     };
     worker.polling.set(false);
+    // Whether the poll ended parked on the task's mailbox (taken whatever
+    // the outcome, so that no note outlives its poll).
+    let parked = poll_report::take_parked();
     let Some(outcome) = outcome else {
         // Defensive: only `retire` and `take_down` take the future, and
         // both leave the task DONE, which `start_poll` refuses.
@@ -187,7 +190,7 @@ pub(crate) fn run_task(worker: &WorkerContext, queued: TaskRef) {
             // SAFETY: still held (see above).
             unsafe { task.file_waiting(report.waiting) };
             // SAFETY: as above.
-            unsafe { worker.shared.list_candidate(queued) };
+            unsafe { worker.shared.list_candidate(queued, parked) };
             // An idle task leaves the count as it is: the worker's lease
             // covered it and still covers the worker.
             if task.end_poll() == AfterPoll::Requeue {
