@@ -190,6 +190,10 @@ impl Executor {
     /// capacity goes back to the list: no allocation and free per step.
     #[inline]
     pub(crate) fn stuck(&mut self) -> Vec<Stuck> {
+        if !self.shared.has_candidates() {
+            // The common end of a step: every task polled parked.
+            return Vec::new();
+        }
         self.shared.swap_candidates(&mut self.candidates);
         let any_stuck = self.candidates.iter().any(|task| is_stuck(task));
         self.candidates.clear();

@@ -140,6 +140,7 @@ impl Shared {
     /// # Safety
     ///
     /// As for [`TaskRef::get`]: the caller holds the task.
+    #[inline]
     pub(crate) unsafe fn list_candidate(&self, task: TaskRef, parked: bool) {
         if parked {
             return;
@@ -149,11 +150,29 @@ impl Shared {
         // A load first: a task polled again in the same step (the common
         // case) costs no read-modify-write.
         if !listed.load(Ordering::Relaxed) && !listed.swap(true, Ordering::Relaxed) {
-            let mut candidates = lock(&self.candidates);
             // SAFETY: as above.
-            candidates.push(unsafe { task.to_arc() });
-            self.has_candidates.store(true, Ordering::Relaxed);
+            unsafe { self.push_candidate(task) };
         }
+    }
+
+    /// Adds `task` to the candidates (the first listing of a step).
+    ///
+    /// # Safety
+    ///
+    /// As for [`list_candidate`](Shared::list_candidate).
+    #[inline(never)]
+    unsafe fn push_candidate(&self, task: TaskRef) {
+        let mut candidates = lock(&self.candidates);
+        // SAFETY: per the contract, the task is alive.
+        candidates.push(unsafe { task.to_arc() });
+        self.has_candidates.store(true, Ordering::Relaxed);
+    }
+
+    /// True if a task was listed since the candidates were last taken;
+    /// read as [`swap_candidates`](Shared::swap_candidates) reads it.
+    #[inline]
+    pub(crate) fn has_candidates(&self) -> bool {
+        self.has_candidates.load(Ordering::Relaxed)
     }
 
     /// Takes the deadlock candidates, unlisting them.
@@ -172,7 +191,7 @@ impl Shared {
     /// worker released after), so the flag's relaxed load sees them.
     pub(crate) fn swap_candidates(&self, into: &mut Vec<Arc<Task>>) {
         debug_assert!(into.is_empty());
-        if !self.has_candidates.load(Ordering::Relaxed) {
+        if !self.has_candidates() {
             return;
         }
         let mut candidates = lock(&self.candidates);
