@@ -93,11 +93,17 @@ pub(crate) fn note_parked() {
 }
 
 /// True, once, if the task just polled parked on its empty mailbox (and
-/// clears the note). Also forgets a parking noted outside any executor's
-/// poll (a mailbox polled by hand) before an executor runs.
+/// clears the note).
 #[inline]
 pub(crate) fn take_parked() -> bool {
     PARKED.with(|p| p.replace(false))
+}
+
+/// Forgets a parking noted outside any executor's poll (a mailbox polled
+/// by hand), before an executor runs on this thread.
+#[inline]
+pub(crate) fn clear_parked() {
+    PARKED.with(|p| p.set(false));
 }
 
 /// Notes that the current task waits on `waiting`.

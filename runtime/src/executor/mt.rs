@@ -152,7 +152,7 @@ impl Executor {
         // A note left on this thread by a mailbox polled outside any
         // executor must not be read as the end of a first poll here (each
         // poll of a worker takes the note it made).
-        crate::poll_report::take_parked();
+        crate::poll_report::clear_parked();
         if watch {
             run_watching(&self.main, deadline)
         } else {
@@ -182,7 +182,9 @@ impl Executor {
     ///
     /// Called when no task is active. Only tasks polled since the last call
     /// can have left their mailbox's wait (an idle model is only ever
-    /// polled again after a wake-up), so those are checked first; only if
+    /// polled again after a wake-up), and of those only the ones a poll
+    /// left other than parked on their empty mailbox are listed (see
+    /// `Shared::list_candidate`), so those are checked first; only if
     /// one of them is stuck — a deadlock, which ends the simulation — is
     /// every task scanned, to report all of them in spawn order.
     ///

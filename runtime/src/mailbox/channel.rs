@@ -373,6 +373,12 @@ impl<T> Channel<T> {
 
     /// Pops the oldest message, or registers the consumer's waker.
     ///
+    /// A `Pending` ends the consumer task's poll: the executors read it as
+    /// "idle until a message comes" (the multi-threaded one through the
+    /// poll report, see `poll_report::note_parked`), which a task going on
+    /// to wait on something else in the same poll would contradict. The
+    /// model's loop is the only caller, and returns at once.
+    ///
     /// # Safety
     ///
     /// Only the channel's single consumer (the owning [`Mailbox`]) may call
@@ -456,6 +462,9 @@ impl<T> Channel<T> {
         if let Some(message) = unsafe { self.pop() }.or_else(|| self.pop_overflow()) {
             // SAFETY: only the single consumer registers or unregisters.
             unsafe { self.consumer.unregister() };
+            // Unregistered, we are woken by no later push: a parking an
+            // earlier look of this poll noted must not stand (cold path).
+            poll_report::take_parked();
             return Poll::Ready(self.after_pop(message));
         }
         // The executor lists a task whose poll ends otherwise as one that

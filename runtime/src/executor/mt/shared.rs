@@ -93,9 +93,10 @@ pub(crate) struct Shared {
     unbound: Mutex<Vec<(Option<std::sync::Arc<str>>, Misaddressed)>>,
     /// True while `unbound` may hold reports (set under its lock).
     has_unbound: AtomicBool,
-    /// Tasks polled (and left pending, not idle) since the last
-    /// end-of-step check: the only ones that can be stuck, so the check
-    /// need not scan every model of a large, mostly idle bench.
+    /// Tasks whose poll since the last end-of-step check ended pending
+    /// other than parked on their empty mailbox (a later poll in the step
+    /// may have parked them since): the only ones that can be stuck, so
+    /// the check need not scan every model of a large, mostly idle bench.
     candidates: Mutex<Vec<Arc<Task>>>,
     /// True when `candidates` may be non-empty (set under its lock), so
     /// that the end of a step that listed none takes no lock.
@@ -168,8 +169,9 @@ impl Shared {
         self.has_candidates.store(true, Ordering::Relaxed);
     }
 
-    /// True if a task was listed since the candidates were last taken;
-    /// read as [`swap_candidates`](Shared::swap_candidates) reads it.
+    /// True if a task was listed since the candidates were last taken.
+    /// Relaxed: read when no task is active (see
+    /// [`swap_candidates`](Shared::swap_candidates)).
     #[inline]
     pub(crate) fn has_candidates(&self) -> bool {
         self.has_candidates.load(Ordering::Relaxed)
@@ -186,9 +188,11 @@ impl Shared {
     /// unlisting them; the list keeps the capacity of `into` for the next
     /// step (one allocation and one free per step otherwise).
     ///
-    /// Called when no task is active, after the acquire that observed it:
-    /// every listing of the step happened before (each under a lease its
-    /// worker released after), so the flag's relaxed load sees them.
+    /// Called when no task is active: at the end of a step, after the
+    /// acquire load that saw the activity count at zero, which every
+    /// worker's release of its lease (an acquire-release read-modify-write
+    /// made after its listings) comes before, so the flag's relaxed load
+    /// sees them; or at teardown, after the workers were joined.
     pub(crate) fn swap_candidates(&self, into: &mut Vec<Arc<Task>>) {
         debug_assert!(into.is_empty());
         if !self.has_candidates() {
