@@ -99,8 +99,9 @@ pub(crate) fn take_parked() -> bool {
     PARKED.with(|p| p.replace(false))
 }
 
-/// Forgets a parking noted outside any executor's poll (a mailbox polled
-/// by hand), before an executor runs on this thread.
+/// Forgets a parking noted earlier: outside any executor's poll (a
+/// mailbox polled by hand) before an executor runs on this thread, or by
+/// a look of this poll that a later look contradicts.
 #[inline]
 pub(crate) fn clear_parked() {
     PARKED.with(|p| p.set(false));

@@ -144,7 +144,7 @@ impl fmt::Display for SchedulingError {
 impl std::error::Error for SchedulingError {}
 
 /// How many events the driving thread stages before it moves them to the
-/// heap under one lock (see [`SchedulerCore::flush_staged`]).
+/// heap under one lock (see [`SchedulerCore::push_all`]).
 const STAGED_BATCH: usize = 64;
 
 /// The state shared by the simulation, the contexts and scheduler handles.
@@ -437,21 +437,11 @@ impl SchedulerCore {
                 staged.entries.push(entry);
                 spare.restock(&mut staged.spares, origin);
                 if staged.entries.len() >= STAGED_BATCH {
-                    self.flush_staged(&mut staged.entries);
+                    self.push_all(&mut staged.entries);
                 }
             },
             |(entry, spare)| self.queue_from_model(entry, spare),
         );
-    }
-
-    /// Moves a full batch of staged events to the heap, under one lock: a
-    /// model scheduling thousands of events in one step (a plan, a bulk
-    /// load) then fills the heap as it goes, instead of a staging buffer
-    /// that grows by copies and is read again at the next step.
-    #[cold]
-    #[inline(never)]
-    fn flush_staged(&self, entries: &mut Vec<Entry>) {
-        self.push_all(entries);
     }
 
     /// The path of
@@ -646,9 +636,14 @@ impl SchedulerCore {
     }
 
     /// Moves `entries` to the heap under one lock, with their keys: a
-    /// staged batch, or events taken by
+    /// full batch of staged events (a model scheduling thousands of events
+    /// in one step, a plan or a bulk load, then fills the heap as it goes,
+    /// instead of a staging buffer that grows by copies and is read again
+    /// at the next step), or events taken by
     /// [`take_next_due`](SchedulerCore::take_next_due) and not delivered
-    /// (put back, their order unchanged).
+    /// (put back, their order unchanged). Cold on both paths.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn push_all(&self, entries: &mut Vec<Entry>) {
         let mut heap = self.lock_heap();
         for entry in entries.drain(..) {

@@ -464,7 +464,7 @@ impl<T> Channel<T> {
             unsafe { self.consumer.unregister() };
             // Unregistered, we are woken by no later push: a parking an
             // earlier look of this poll noted must not stand (cold path).
-            poll_report::take_parked();
+            poll_report::clear_parked();
             return Poll::Ready(self.after_pop(message));
         }
         // The executor lists a task whose poll ends otherwise as one that

@@ -171,7 +171,7 @@ impl Shared {
 
     /// True if a task was listed since the candidates were last taken.
     /// Relaxed: read when no task is active (see
-    /// [`swap_candidates`](Shared::swap_candidates)).
+    /// [`swap_candidates`](Shared::swap_candidates) for the ordering).
     #[inline]
     pub(crate) fn has_candidates(&self) -> bool {
         self.has_candidates.load(Ordering::Relaxed)
@@ -188,16 +188,16 @@ impl Shared {
     /// unlisting them; the list keeps the capacity of `into` for the next
     /// step (one allocation and one free per step otherwise).
     ///
-    /// Called when no task is active: at the end of a step, after the
-    /// acquire load that saw the activity count at zero, which every
-    /// worker's release of its lease (an acquire-release read-modify-write
-    /// made after its listings) comes before, so the flag's relaxed load
-    /// sees them; or at teardown, after the workers were joined.
+    /// Called when no task is active: at the end of a step that listed
+    /// some (`Executor::stuck` looks at [`has_candidates`] first, after
+    /// the acquire load that saw the activity count at zero, which every
+    /// worker's release of its lease, an acquire-release read-modify-write
+    /// made after its listings, comes before, so the flag's relaxed load
+    /// sees them), or at teardown, after the workers were joined.
+    ///
+    /// [`has_candidates`]: Shared::has_candidates
     pub(crate) fn swap_candidates(&self, into: &mut Vec<Arc<Task>>) {
         debug_assert!(into.is_empty());
-        if !self.has_candidates() {
-            return;
-        }
         let mut candidates = lock(&self.candidates);
         self.has_candidates.store(false, Ordering::Relaxed);
         std::mem::swap(&mut *candidates, into);
