@@ -610,12 +610,11 @@ impl Simulation {
     /// not idle means a deadlock.
     #[inline(always)]
     fn settle(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
-        if let Err(error) = self.executor.run(deadline) {
-            return Err(self.run_failed(error));
-        }
         // The ordered mode delivers what the models staged, in rounds.
         if self.rounds.is_some() {
-            self.run_rounds(deadline)?;
+            self.settle_in_rounds(deadline)?;
+        } else if let Err(error) = self.executor.run(deadline) {
+            return Err(self.run_failed(error));
         }
         let stuck = self.executor.stuck();
         if stuck.is_empty() {

@@ -26,196 +26,242 @@
 //! It sits on the crate's ground floor, like `poll_report`: the ports
 //! stage, the simulation delivers, and neither imports the other.
 
-use std::cell::Cell;
+use std::cell::{Cell, UnsafeCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::ptr;
 // The plain `std` types, as in the ports: no loom model covers the stage,
 // whose lock is only ever contended by model tasks staging at once.
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use crate::sync::lock;
+use crate::thread_mark::{is_marked, ThreadMark};
 
 mod delivery;
+mod round;
 
 pub(crate) use delivery::Delivery;
+pub(crate) use round::Round;
 
-/// One staged send.
-pub(crate) struct Staged {
+/// Staged sends, each taken out (`None`) when delivered.
+pub(crate) type Sends = Vec<Option<Delivery>>;
+
+/// The sends one poll of one sender staged: a run of its list's sends
+/// (then of its round's), in the sender's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Batch {
     /// The sender's origin: its add order, from 1 (0 is the bench).
     pub(crate) origin: u32,
-    /// Hands the message over; taken when delivered.
-    pub(crate) deliver: Option<Delivery>,
+    /// The sender's count of its polls that staged before this one in the
+    /// round.
+    pub(crate) poll: u32,
+    /// Where its sends start in the list.
+    pub(crate) start: usize,
+    /// How many there are.
+    pub(crate) len: usize,
 }
+
+/// Staged sends and the batches they form.
+#[derive(Default)]
+pub(crate) struct Lists {
+    /// The batches, in the order they were handed over.
+    pub(crate) batches: Vec<Batch>,
+    /// Their sends, batch after batch.
+    pub(crate) sends: Sends,
+}
+
+impl Lists {
+    /// Moves `sends` to the end of the list as a batch of `origin`'s
+    /// `poll` (`sends` is left empty, with its capacity).
+    fn add(&mut self, origin: u32, poll: u32, sends: &mut Sends) {
+        let start = self.sends.len();
+        self.sends.append(sends);
+        self.close_batch(origin, poll, start);
+    }
+
+    /// Records the sends from `start` to the end as a batch of `origin`'s
+    /// `poll`.
+    #[inline]
+    fn close_batch(&mut self, origin: u32, poll: u32, start: usize) {
+        self.batches.push(Batch {
+            origin,
+            poll,
+            start,
+            len: self.sends.len() - start,
+        });
+    }
+
+    /// Moves every batch of `other` to the end of this list.
+    pub(crate) fn append(&mut self, other: &mut Lists) {
+        let base = self.sends.len();
+        self.sends.append(&mut other.sends);
+        let moved = other.batches.drain(..).map(|batch| Batch {
+            start: base + batch.start,
+            ..batch
+        });
+        self.batches.extend(moved);
+    }
+}
+
+thread_local! {
+    /// The [`Stage`] whose simulation this thread is settling (its
+    /// address), or 0: models polled here stage without a lock.
+    static DRIVING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// This thread settles the models of one [`Stage`]'s bench until dropped.
+pub(crate) type StageMark = ThreadMark;
 
 /// The sends staged in the current round, shared by every model task of
 /// one bench and its simulation.
 ///
 /// A send's key is `(origin, seq)`, `seq` being the sender's count of
-/// staged sends before it. The stage does not store `seq`: one sender's
-/// sends enter the stage in that order (they are made in its polls, one
-/// after the other, and every poll of a task happens after the previous
-/// one, on whichever thread, so its pushes take the lock in that order
-/// too). Ordering the round by origin, and by position in the stage
-/// within one origin, is therefore ordering it by key.
+/// staged sends before it in the round. The sends of one poll of one
+/// sender form a [`Batch`], numbered by the sender's count of polls in the
+/// round; ordering a round's batches by `(origin, poll)` and delivering
+/// each batch's sends as they lie orders the sends by key, with one key
+/// per poll rather than per send.
+///
+/// A model polled on the thread settling the bench (every one on one
+/// thread; worker 0's on several) appends its sends straight to `local`,
+/// without a lock. One polled on any other thread collects them in a
+/// buffer of its own and appends the buffer to `shared` when the poll
+/// ends, under its lock.
 pub(crate) struct Stage {
-    /// In the order they were staged (which varies with threads; the
-    /// order of one sender's sends does not).
-    staged: Mutex<Vec<Staged>>,
-    /// True once something is staged since the last take: a settle that
-    /// staged nothing (a step of scheduled events only) looks at this
-    /// rather than lock. Read and cleared by the simulation when no model
-    /// runs: the executor's own synchronisation orders it after every
-    /// poll's store.
+    /// Sends staged on the thread marked as settling this stage's bench
+    /// ([`drive`](Stage::drive)); reached only on that thread.
+    local: UnsafeCell<Lists>,
+    /// Sends staged on any other thread (the multi-threaded executor's
+    /// other workers).
+    shared: Mutex<Lists>,
+    /// True once a batch is in `shared` since the last take: a settle that
+    /// staged nothing there looks at this rather than lock. Read and
+    /// cleared by the simulation when no model runs: the executor's own
+    /// synchronisation orders it after every poll's store.
     any: AtomicBool,
+    /// The number of rounds taken: a sender's count of polls starts again
+    /// from 0 when this moved on since its last batch.
+    rounds: AtomicU64,
 }
+
+// SAFETY: `local` is only reached on a thread whose `DRIVING` mark is this
+// stage's address (`with_local`, and a sender polled there, see
+// `Sender::first_send`), and through `&mut self` (drop). Only `drive` sets
+// the mark; it is called only by the `Simulation` that owns this stage,
+// inside its own methods (its settle), and the returned mark (not `Send`)
+// restores the previous one on the same thread before the method
+// returns. A `Simulation` is not `Sync`, so its methods run on one thread
+// at a time: at most one thread carries the mark, and every access
+// happens on it. What the lists hold is `Send`.
+unsafe impl Sync for Stage {}
 
 impl Default for Stage {
     fn default() -> Self {
         Stage {
-            staged: Mutex::new(Vec::new()),
+            local: UnsafeCell::new(Lists::default()),
+            shared: Mutex::new(Lists::default()),
             any: AtomicBool::new(false),
+            rounds: AtomicU64::new(0),
         }
-    }
-}
-
-/// A round taken from the stage: the sends, and the order to deliver
-/// them in. Its buffers are reused from round to round.
-#[derive(Default)]
-pub(crate) struct Round {
-    /// The sends, in the order they were staged.
-    pub(crate) staged: Vec<Staged>,
-    /// The sends' positions in `staged`, in key order, each in the low 32
-    /// bits of `origin << 32 | position`: sorting those integers (unique,
-    /// since positions are) sorts by origin then by position, which is
-    /// cheaper than sorting the sends themselves.
-    pub(crate) order: Vec<u64>,
-    /// The counting sort's count of sends per origin, then where each
-    /// origin's sends start in `order` (see [`Round::order_by_count`]).
-    counts: Vec<u32>,
-}
-
-impl Round {
-    /// Drops whatever the round still holds: the keys first (which cannot
-    /// panic), so that a send's destructor that panics leaves no stale
-    /// key behind; the sends left (after a delivery panicked) in key
-    /// order, as they would have been delivered, whatever thread staged
-    /// them.
-    pub(crate) fn clear(&mut self) {
-        let order = std::mem::take(&mut self.order);
-        for &key in &order {
-            if let Some(staged) = self.staged.get_mut(Round::position(key)) {
-                drop(staged.deliver.take());
-            }
-        }
-        self.order = order;
-        self.order.clear();
-        self.staged.clear();
-    }
-
-    /// Fills `order` with the sends in key order.
-    ///
-    /// A round already in order (one thread, each model's sends staged
-    /// after those of the models before it) is taken as it is. A round with
-    /// at least half as many sends as its range of origins is ordered by
-    /// counting them per origin, which keeps each origin's sends in stage
-    /// order, in time linear in the number of sends plus that range. Any other
-    /// round is ordered by sorting its integer keys.
-    fn order(&mut self) {
-        let staged = &self.staged;
-        let key = |position: usize, s: &Staged| u64::from(s.origin) << 32 | position as u64;
-        let (mut low, mut high, mut sorted) = (u32::MAX, 0, true);
-        for pair in staged.windows(2) {
-            sorted &= pair[0].origin <= pair[1].origin;
-        }
-        for s in staged {
-            low = low.min(s.origin);
-            high = high.max(s.origin);
-        }
-        let keys = staged.iter().enumerate().map(|(p, s)| key(p, s));
-        if sorted {
-            self.order.extend(keys);
-        } else if ((high - low) as usize) < 2 * staged.len() {
-            self.order_by_count(low, high);
-        } else {
-            self.order.extend(keys);
-            self.order.sort_unstable();
-        }
-    }
-
-    /// [`order`](Round::order) by counting the sends of each origin from
-    /// `low` to `high`.
-    fn order_by_count(&mut self, low: u32, high: u32) {
-        let counts = &mut self.counts;
-        counts.clear();
-        counts.resize((high - low) as usize + 2, 0);
-        // The count of each origin, one slot along...
-        for s in &self.staged {
-            counts[(s.origin - low) as usize + 1] += 1;
-        }
-        // ...summed into where each origin's sends start.
-        for i in 1..counts.len() {
-            counts[i] += counts[i - 1];
-        }
-        self.order.resize(self.staged.len(), 0);
-        for (position, s) in self.staged.iter().enumerate() {
-            let next = &mut counts[(s.origin - low) as usize];
-            self.order[*next as usize] = u64::from(s.origin) << 32 | position as u64;
-            *next += 1;
-        }
-    }
-
-    /// The position in `staged` of the send with `key`, from `order`.
-    #[inline(always)]
-    pub(crate) fn position(key: u64) -> usize {
-        key as u32 as usize
     }
 }
 
 impl Stage {
-    /// Adds one send.
-    fn push(&self, staged: Staged) {
-        lock(&self.staged).push(staged);
+    /// This stage's identity, for the thread mark.
+    fn key(&self) -> usize {
+        self as *const Stage as usize
+    }
+
+    /// Marks this thread as settling this stage's bench: models polled
+    /// here stage without a lock until the mark drops. Only the simulation
+    /// that owns the stage may call this (see the `Sync` impl).
+    pub(crate) fn drive(&self) -> StageMark {
+        ThreadMark::set(&DRIVING, self.key())
+    }
+
+    /// True if this thread carries this stage's mark.
+    #[inline(always)]
+    fn is_local(&self) -> bool {
+        is_marked(&DRIVING, self.key())
+    }
+
+    /// On the thread settling this stage's bench, runs `f` on the local
+    /// lists; elsewhere returns `None`. `f` must not run user code (a
+    /// send's drop may stage again) nor poll a model.
+    #[inline(always)]
+    fn with_local<R>(&self, f: impl FnOnce(&mut Lists) -> R) -> Option<R> {
+        if !self.is_local() {
+            return None;
+        }
+        // SAFETY: this thread carries the mark, so it is the only one that
+        // reaches `local` (see the `Sync` impl); no model is polled while
+        // `f` runs, so no sender of this thread reaches it meanwhile, and
+        // no reference outlives this call.
+        Some(f(unsafe { &mut *self.local.get() }))
+    }
+
+    /// Appends the sends a poll collected off the settling thread to the
+    /// shared list, as a batch.
+    #[inline(never)]
+    fn hand_over_shared(&self, origin: u32, poll: u32, sends: &mut Sends) {
+        lock(&self.shared).add(origin, poll, sends);
         self.any.store(true, Ordering::Release);
     }
 
-    /// Swaps the staged sends into `round` (empty; its buffers are reused
-    /// for the next round) and orders them by key; false if there were
-    /// none. Called when no model runs.
+    /// Moves the staged batches into `round` (empty; its buffers are
+    /// reused for the next round) and orders them by key; false if there
+    /// were none. Called on the settling thread, when no model runs.
     pub(crate) fn take_sorted(&self, round: &mut Round) -> bool {
-        debug_assert!(round.staged.is_empty() && round.order.is_empty());
-        if !self.any.load(Ordering::Acquire) {
+        debug_assert!(round.is_empty());
+        let taken = self.with_local(|local| std::mem::swap(local, &mut round.lists));
+        debug_assert!(taken.is_some(), "taken off the settling thread");
+        if self.any.load(Ordering::Acquire) {
+            self.any.store(false, Ordering::Relaxed);
+            round.lists.append(&mut lock(&self.shared));
+        }
+        if round.lists.batches.is_empty() {
             return false;
         }
-        self.any.store(false, Ordering::Relaxed);
-        std::mem::swap(&mut *lock(&self.staged), &mut round.staged);
-        if round.staged.is_empty() {
-            return false;
-        }
-        // A round of 2^32 sends would take hundreds of gigabytes.
-        assert!(round.staged.len() <= u32::MAX as usize);
+        // The senders' counts of polls start again (the models do not run
+        // until they are polled after this round's delivery).
+        self.rounds.fetch_add(1, Ordering::Relaxed);
         round.order();
         true
     }
+
     /// True if something was staged since the last take (called when no
-    /// model runs).
+    /// model runs, on the settling thread).
     #[inline]
     pub(crate) fn has_staged(&self) -> bool {
         self.any.load(Ordering::Acquire)
+            || self.with_local(|local| !local.batches.is_empty()) == Some(true)
+    }
+
+    /// The origin of every staged send, in no order (cold).
+    fn origins(&self) -> Vec<u32> {
+        let of = |lists: &mut Lists| -> Vec<u32> {
+            let batches = lists.batches.iter();
+            batches
+                .flat_map(|b| std::iter::repeat_n(b.origin, b.len))
+                .collect()
+        };
+        let mut origins = of(&mut lock(&self.shared));
+        origins.extend(self.with_local(of).unwrap_or_default());
+        origins
     }
 
     /// How many sends are staged (cold: a save's check).
     #[cfg(feature = "save")]
     pub(crate) fn staged_count(&self) -> usize {
-        lock(&self.staged).len()
+        self.origins().len()
     }
 
     /// The origins of the staged sends, each with its count of sends, in
     /// origin order (cold: a timeout's report).
     pub(crate) fn senders(&self) -> Vec<(u32, usize)> {
-        let mut origins: Vec<u32> = lock(&self.staged).iter().map(|s| s.origin).collect();
+        let mut origins = self.origins();
         origins.sort_unstable();
         let mut counts: Vec<(u32, usize)> = Vec::new();
         for origin in origins {
@@ -227,20 +273,121 @@ impl Stage {
         counts
     }
 
-    /// Drops whatever is staged (after a fatal error).
+    /// Drops whatever is staged (after a fatal error), outside the locks.
     pub(crate) fn clear(&self) {
         self.any.store(false, Ordering::Relaxed);
-        let dropped = std::mem::take(&mut *lock(&self.staged));
-        drop(dropped);
+        let shared = std::mem::take(&mut *lock(&self.shared));
+        drop(shared);
+        if let Some(local) = self.with_local(std::mem::take) {
+            drop(local);
+        }
     }
 }
 
-/// The sending model of a task: its origin and where it stages.
+/// The sending model of a task: its origin, where it stages, and where
+/// the poll in progress puts its sends.
 pub(crate) struct Sender {
     /// The model's origin.
     origin: u32,
     /// Where it stages.
     stage: Arc<Stage>,
+    /// Where the poll in progress appends its sends, from its first send
+    /// on (null before it, and between polls): the stage's local sends on
+    /// the settling thread, `own` elsewhere. Set and used through
+    /// `CURRENT` by the polling thread, during the poll.
+    dest: Cell<*mut Sends>,
+    /// The length of the stage's local sends before the poll's first send
+    /// there.
+    start: Cell<usize>,
+    /// The sends of a poll off the settling thread, handed over when the
+    /// poll ends (empty between polls).
+    own: UnsafeCell<Sends>,
+    /// The stage's round count when this sender last staged.
+    round: u64,
+    /// Its batches in that round.
+    polls: u32,
+}
+
+// SAFETY: `dest` points into this sender's own buffer or the stage's
+// local lists, only set and used during a poll, on the polling thread
+// (see `first_send`); between polls it is null. Moving the sender to
+// another thread between polls moves nothing that thread could reach
+// unsafely: the next poll sets `dest` again there.
+unsafe impl Send for Sender {}
+
+impl Sender {
+    /// The sender of origin `origin`, staging on `stage`.
+    fn new(origin: u32, stage: Arc<Stage>) -> Self {
+        Sender {
+            origin,
+            stage,
+            dest: Cell::new(ptr::null_mut()),
+            start: Cell::new(0),
+            own: UnsafeCell::new(Vec::new()),
+            round: 0,
+            polls: 0,
+        }
+    }
+
+    /// Where the poll in progress appends its sends, chosen at its first
+    /// send: the stage's local sends on the settling thread, this
+    /// sender's own buffer elsewhere.
+    #[inline]
+    fn dest(&self) -> *mut Sends {
+        let dest = self.dest.get();
+        if !dest.is_null() {
+            return dest;
+        }
+        self.first_send()
+    }
+
+    /// [`dest`](Sender::dest) at the poll's first send.
+    #[inline(never)]
+    fn first_send(&self) -> *mut Sends {
+        let dest = if self.stage.is_local() {
+            // SAFETY: this thread carries the stage's mark, so it is the
+            // only one that reaches `local` (see `Stage`'s `Sync` impl),
+            // and the simulation does not while a model is polled. The
+            // pointer (to the `Vec`, which stays in place) is used by this
+            // poll only and cleared by `end_poll`; no reference to the
+            // lists is alive.
+            let sends = unsafe { &raw mut (*self.stage.local.get()).sends };
+            // SAFETY: as above.
+            self.start.set(unsafe { (*sends).len() });
+            sends
+        } else {
+            self.own.get()
+        };
+        self.dest.set(dest);
+        dest
+    }
+
+    /// Records what the poll that ended staged, if anything, as one batch:
+    /// in the local lists, or handed over to the shared ones.
+    #[inline]
+    fn end_poll(&mut self) {
+        let dest = self.dest.replace(ptr::null_mut());
+        if dest.is_null() {
+            return;
+        }
+        let round = self.stage.rounds.load(Ordering::Relaxed);
+        if self.round != round {
+            self.round = round;
+            self.polls = 0;
+        }
+        let (origin, poll) = (self.origin, self.polls);
+        self.polls += 1;
+        if dest == self.own.get() {
+            self.stage
+                .hand_over_shared(origin, poll, self.own.get_mut());
+        } else {
+            // SAFETY: as in `first_send`: this thread still carries the
+            // mark (the poll ran inside the settle that set it), and no
+            // other reference to the lists is alive.
+            let local = unsafe { &mut *self.stage.local.get() };
+            local.close_batch(origin, poll, self.start.get());
+        }
+    }
 }
 
 thread_local! {
@@ -256,39 +403,58 @@ pub(crate) fn active() -> bool {
     CURRENT.with(|current| !current.get().is_null())
 }
 
-/// Stages `deliver`, which hands one message over, under the current
-/// sender's next key. Called when [`active`] is true; outside a keyed poll
-/// (never, by construction) it delivers at once rather than lose the
+/// Stages `deliver`, which hands one message over, as the current
+/// sender's next send. Called when [`active`] is true; outside a keyed
+/// poll (never, by construction) it delivers at once rather than lose the
 /// message.
 #[inline]
 pub(crate) fn stage<F: FnOnce() + Send + 'static>(deliver: F) {
-    stage_delivery(Delivery::new(deliver));
+    let sender = CURRENT.with(Cell::get);
+    if sender.is_null() {
+        debug_assert!(false, "stage() outside a keyed poll");
+        deliver();
+        return;
+    }
+    stage_for(sender, Delivery::new(deliver));
 }
 
-/// [`stage`], once the closure is stored.
+/// If this thread is polling a model task in the ordered mode, stages the
+/// delivery `make` builds of `value` and returns `Ok`; otherwise hands
+/// `value` back, to be sent as in the causal order. One look at the
+/// current sender for both.
+#[inline]
+pub(crate) fn try_stage<T, F>(value: T, make: impl FnOnce(T) -> F) -> Result<(), T>
+where
+    F: FnOnce() + Send + 'static,
+{
+    let sender = CURRENT.with(Cell::get);
+    if sender.is_null() {
+        return Err(value);
+    }
+    stage_for(sender, Delivery::new(make(value)));
+    Ok(())
+}
+
+/// Appends `deliver` to the sends of `sender`, read from `CURRENT` on this
+/// thread (non-null).
 #[inline(never)]
-fn stage_delivery(deliver: Delivery) {
-    CURRENT.with(|current| {
-        let sender = current.get();
-        if sender.is_null() {
-            debug_assert!(false, "stage() outside a keyed poll");
-            deliver.run();
-            return;
-        }
-        // SAFETY: `CURRENT` is non-null only while `Keyed::poll` polls its
-        // task on this thread (its guard resets it before the poll
-        // returns or unwinds), and it then points to that task's
-        // `Sender`, pinned in the task's box, which outlives the poll.
-        // `Sender` is only used through shared references.
-        let sender = unsafe { &*sender };
-        sender.stage.push(Staged {
-            origin: sender.origin,
-            deliver: Some(deliver),
-        });
-    });
+fn stage_for(sender: *const Sender, deliver: Delivery) {
+    // SAFETY: `CURRENT` is non-null only while `Keyed::poll` polls its
+    // task on this thread (its guard resets it before the poll returns or
+    // unwinds), and it then points to that task's `Sender`, pinned in the
+    // task's box, which outlives the poll; the caller read it on this
+    // thread, in that poll. The sender is only read here (`dest` is a
+    // `Cell`).
+    let dest = unsafe { (*sender).dest() };
+    // SAFETY: during the poll `dest` points to the sender's own buffer or
+    // to the stage's local sends on the thread settling the bench (see
+    // `Sender::first_send`), which nothing else reaches while the poll
+    // lasts; no reference to it outlives this call.
+    unsafe { (*dest).push(Some(deliver)) };
 }
 
-/// A model task in the ordered mode: polls the task with its sender set.
+/// A model task in the ordered mode: polls the task with its sender set,
+/// then records what the poll staged as one batch.
 pub(crate) struct Keyed<F> {
     /// The sending model.
     sender: Sender,
@@ -301,7 +467,7 @@ impl<F> Keyed<F> {
     /// `stage`.
     pub(crate) fn new(task: F, origin: u32, stage: Arc<Stage>) -> Self {
         Keyed {
-            sender: Sender { origin, stage },
+            sender: Sender::new(origin, stage),
             task,
         }
     }
@@ -312,8 +478,14 @@ impl<F: Future<Output = ()> + Unpin> Future for Keyed<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
-        let _current = CurrentGuard::set(&this.sender);
-        Pin::new(&mut this.task).poll(cx)
+        let poll = {
+            let _current = CurrentGuard::set(&this.sender);
+            Pin::new(&mut this.task).poll(cx)
+        };
+        // A poll that panicked records nothing: the bench has failed (its
+        // sends stay where they were put, dropped with the stage).
+        this.sender.end_poll();
+        poll
     }
 }
 
@@ -357,7 +529,7 @@ mod tests {
 
     /// A task that stages `per_poll` deliveries per poll, each recording
     /// `(name, count of its sends before)` into `log` when delivered.
-    fn staging_task(log: Log, name: u32, per_poll: u32) -> impl Future<Output = ()> + Unpin {
+    fn staging_task(log: Log, name: u32, per_poll: u32) -> impl Future<Output = ()> + Unpin + Send {
         let mut sent = 0;
         std::future::poll_fn(move |_| {
             assert!(active());
@@ -371,13 +543,24 @@ mod tests {
         })
     }
 
-    /// Delivers `round` in key order.
-    fn deliver(round: &mut Round) {
-        for &key in &round.order {
-            let staged = &mut round.staged[Round::position(key)];
-            staged.deliver.take().unwrap().run();
+    /// Polls `task` once on this thread.
+    fn poll_once(task: &mut (impl Future<Output = ()> + Unpin)) {
+        let mut cx = Context::from_waker(Waker::noop());
+        assert_eq!(Pin::new(task).poll(&mut cx), Poll::Pending);
+    }
+
+    /// Takes the next round of `stage` (on the settling thread), delivers
+    /// it in key order and returns what it logged in `log`, or `None` if
+    /// nothing was staged.
+    fn next_round(stage: &Stage, log: &Log) -> Option<Vec<(u32, u32)>> {
+        let _settling = stage.drive();
+        let mut round = Round::default();
+        if !stage.take_sorted(&mut round) {
+            return None;
         }
+        round.deliver(&mut 0);
         round.clear();
+        Some(std::mem::take(&mut *log.lock().unwrap()))
     }
 
     #[test]
@@ -385,45 +568,92 @@ mod tests {
         let stage = Arc::new(Stage::default());
         let log = Log::default();
         assert!(!active());
-        let mut cx = Context::from_waker(Waker::noop());
         let mut late = Keyed::new(staging_task(log.clone(), 2, 2), 2, stage.clone());
         let mut early = Keyed::new(staging_task(log.clone(), 1, 1), 1, stage.clone());
         // Staged as 2, 2, 1, 2, 2, 1.
         for _ in 0..2 {
-            assert_eq!(Pin::new(&mut late).poll(&mut cx), Poll::Pending);
-            assert_eq!(Pin::new(&mut early).poll(&mut cx), Poll::Pending);
+            poll_once(&mut late);
+            poll_once(&mut early);
         }
         assert!(!active(), "reset after the poll");
-        let mut round = Round::default();
-        assert!(stage.take_sorted(&mut round));
-        deliver(&mut round);
-        let delivered = log.lock().unwrap().clone();
         let by_key = [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (2, 3)];
-        assert_eq!(delivered, by_key, "by origin, then each sender's order");
-        assert!(!stage.take_sorted(&mut round), "nothing left");
+        let delivered = next_round(&stage, &log);
+        assert_eq!(
+            delivered.as_deref(),
+            Some(&by_key[..]),
+            "by origin, then each sender's order"
+        );
+        assert_eq!(next_round(&stage, &log), None, "nothing left");
     }
 
     #[test]
-    fn every_way_of_ordering_a_round_orders_by_origin_then_stage_order() {
-        // In order; dense origins (counted); sparse origins (sorted).
-        let rounds: [&[u32]; 3] = [
-            &[1, 1, 2, 3, 3],
-            &[3, 1, 2, 1, 3, 2, 2],
-            &[1000, 5, 1000, 7, 5],
-        ];
-        for origins in rounds {
-            let mut round = Round::default();
-            let sends = origins.iter().map(|&origin| Staged {
-                origin,
-                deliver: Some(Delivery::new(|| {})),
-            });
-            round.staged.extend(sends);
-            round.order();
-            let positions: Vec<_> = round.order.iter().map(|&k| Round::position(k)).collect();
-            let mut expected: Vec<_> = (0..origins.len()).collect();
-            expected.sort_by_key(|&p| origins[p]);
-            assert_eq!(positions, expected, "origins {origins:?}");
+    fn a_sender_split_between_the_settling_thread_and_another_keeps_its_order() {
+        let stage = Arc::new(Stage::default());
+        let log = Log::default();
+        let mut split = Keyed::new(staging_task(log.clone(), 2, 2), 2, stage.clone());
+        let mut local = Keyed::new(staging_task(log.clone(), 1, 1), 1, stage.clone());
+        // The split sender's first poll on another worker (the shared
+        // buffer), its second on the settling thread (the local one),
+        // which comes first in the taken round.
+        std::thread::scope(|s| {
+            s.spawn(|| poll_once(&mut split));
+        });
+        {
+            let _settling = stage.drive();
+            poll_once(&mut split);
+            poll_once(&mut local);
         }
+        let by_key = [(1, 0), (2, 0), (2, 1), (2, 2), (2, 3)];
+        assert_eq!(next_round(&stage, &log).as_deref(), Some(&by_key[..]));
+        // Each round counts a sender's polls from 0 again.
+        {
+            let _settling = stage.drive();
+            poll_once(&mut split);
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| poll_once(&mut split));
+        });
+        let _settling = stage.drive();
+        let mut round = Round::default();
+        assert!(stage.take_sorted(&mut round));
+        let keys: Vec<_> = round
+            .lists
+            .batches
+            .iter()
+            .map(|b| (b.origin, b.poll, b.start))
+            .collect();
+        assert_eq!(keys, [(2, 0, 0), (2, 1, 2)], "local, then shared");
+        round.deliver(&mut 0);
+        round.clear();
+        assert!(round.is_empty());
+    }
+
+    #[test]
+    fn only_the_marked_thread_stages_without_the_lock() {
+        let stage = Arc::new(Stage::default());
+        let log = Log::default();
+        let mut task = Keyed::new(staging_task(log.clone(), 1, 1), 1, stage.clone());
+        poll_once(&mut task);
+        assert!(
+            stage.any.load(Ordering::Relaxed),
+            "unmarked: the shared buffer"
+        );
+        let settling = stage.drive();
+        assert!(stage.has_staged());
+        assert_eq!(stage.senders(), [(1, 1)]);
+        poll_once(&mut task);
+        assert_eq!(stage.senders(), [(1, 2)], "both buffers counted");
+        assert_eq!(stage.with_local(|local| local.batches.len()), Some(1));
+        assert_eq!(lock(&stage.shared).batches.len(), 1);
+        stage.clear();
+        assert!(!stage.has_staged());
+        drop(settling);
+        assert_eq!(
+            stage.with_local(|local| local.batches.len()),
+            None,
+            "unmarked"
+        );
+        assert!(log.lock().unwrap().is_empty(), "cleared, not delivered");
     }
 
     #[test]

@@ -33,12 +33,14 @@ impl<T: Send + 'static> Target<T> for StagedTarget<T> {
     ) -> Result<(), T> {
         // Only model tasks of a bench in the deterministic order check a
         // list into staged connections; anything else delivers as before.
-        if !crate::staging::active() {
-            return self.0.try_send(value, cx, ticket);
+        let staged = crate::staging::try_stage(value, |value| {
+            let target = Arc::clone(&self.0);
+            move || target.send_from_bench(value)
+        });
+        match staged {
+            Ok(()) => Ok(()),
+            Err(value) => self.0.try_send(value, cx, ticket),
         }
-        let target = Arc::clone(&self.0);
-        crate::staging::stage(move || target.send_from_bench(value));
-        Ok(())
     }
 
     fn send_from_bench(&self, value: T) {

@@ -79,12 +79,23 @@ impl Rounds {
 }
 
 impl Simulation {
-    /// The ordered mode's part of a settle, once the executor found no
-    /// model to run: while sends are staged, delivers them sorted by key
-    /// and runs the models again.
+    /// A settle in the ordered mode: runs the models, then, while sends
+    /// are staged, delivers them sorted by key and runs the models again.
+    /// This thread is marked as settling the bench throughout, so that the
+    /// models it polls stage without a lock (see `crate::staging`).
     #[cold]
     #[inline(never)]
-    pub(super) fn run_rounds(&mut self, deadline: Option<Instant>) -> Result<(), SimulationError> {
+    pub(super) fn settle_in_rounds(
+        &mut self,
+        deadline: Option<Instant>,
+    ) -> Result<(), SimulationError> {
+        // The mark holds the stage's address only, not a borrow.
+        let Some(_settling) = self.rounds.as_ref().map(|r| r.stage.drive()) else {
+            return Ok(());
+        };
+        if let Err(error) = self.executor.run(deadline) {
+            return Err(self.run_failed(error));
+        }
         // Most settles of a bench of scheduled events stage nothing.
         if !self.rounds.as_ref().is_some_and(|r| r.stage.has_staged()) {
             return Ok(());
@@ -103,7 +114,7 @@ impl Simulation {
         outcome
     }
 
-    /// [`run_rounds`](Simulation::run_rounds) with the rounds' state out of
+    /// [`settle_in_rounds`](Simulation::settle_in_rounds) with the rounds' state out of
     /// the simulation.
     fn rounds_with(
         &mut self,
@@ -127,17 +138,9 @@ impl Simulation {
     fn deliver_round(&mut self, rounds: &mut Rounds) -> Result<(), SimulationError> {
         let round = &mut rounds.round;
         let mut origin = 0;
-        let delivered = self.executor.enter(|| {
-            catch_unwind(AssertUnwindSafe(|| {
-                for &key in &round.order {
-                    let staged = &mut round.staged[Round::position(key)];
-                    origin = staged.origin;
-                    if let Some(deliver) = staged.deliver.take() {
-                        deliver.run();
-                    }
-                }
-            }))
-        });
+        let delivered = self
+            .executor
+            .enter(|| catch_unwind(AssertUnwindSafe(|| round.deliver(&mut origin))));
         // Delivered, or the rest of a round that panicked: dropped, which
         // runs destructors of the bench's values (which may panic too);
         // the buffers are kept for the next round.
