@@ -32,7 +32,7 @@ use std::pin::Pin;
 use std::ptr;
 // The plain `std` types, as in the ports: no loom model covers the stage,
 // whose lock is only ever contended by model tasks staging at once.
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -48,15 +48,27 @@ pub(crate) use round::Round;
 /// Staged sends, each taken out (`None`) when delivered.
 pub(crate) type Sends = Vec<Option<Delivery>>;
 
+/// Empty buffers with room for more than this are freed rather than kept
+/// for reuse (a round of many sends does not hold its memory forever).
+const KEEP: usize = 4096;
+
+/// Frees `sends` if it is empty and large (see [`KEEP`]).
+fn trim(sends: &mut Sends) {
+    if sends.is_empty() && sends.capacity() > KEEP {
+        *sends = Vec::new();
+    }
+}
+
 /// The sends one poll of one sender staged: a run of its list's sends
 /// (then of its round's), in the sender's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Batch {
     /// The sender's origin: its add order, from 1 (0 is the bench).
     pub(crate) origin: u32,
-    /// The sender's count of its polls that staged before this one in the
-    /// round.
-    pub(crate) poll: u32,
+    /// The sender's count of its polls that staged before this one (ever:
+    /// never reset, so that a batch handed over late, into a later round,
+    /// still comes after the sender's earlier ones).
+    pub(crate) poll: u64,
     /// Where its sends start in the list.
     pub(crate) start: usize,
     /// How many there are.
@@ -75,7 +87,7 @@ pub(crate) struct Lists {
 impl Lists {
     /// Moves `sends` to the end of the list as a batch of `origin`'s
     /// `poll` (`sends` is left empty, with its capacity).
-    fn add(&mut self, origin: u32, poll: u32, sends: &mut Sends) {
+    fn add(&mut self, origin: u32, poll: u64, sends: &mut Sends) {
         let start = self.sends.len();
         self.sends.append(sends);
         self.close_batch(origin, poll, start);
@@ -84,7 +96,7 @@ impl Lists {
     /// Records the sends from `start` to the end as a batch of `origin`'s
     /// `poll`.
     #[inline]
-    fn close_batch(&mut self, origin: u32, poll: u32, start: usize) {
+    fn close_batch(&mut self, origin: u32, poll: u64, start: usize) {
         self.batches.push(Batch {
             origin,
             poll,
@@ -102,6 +114,16 @@ impl Lists {
             ..batch
         });
         self.batches.extend(moved);
+        other.trim();
+    }
+
+    /// Frees the buffers of a large round once empty, rather than keep
+    /// them for the next.
+    pub(crate) fn trim(&mut self) {
+        trim(&mut self.sends);
+        if self.batches.is_empty() && self.batches.capacity() > KEEP {
+            self.batches = Vec::new();
+        }
     }
 }
 
@@ -125,10 +147,14 @@ pub(crate) type StageMark = ThreadMark;
 /// per poll rather than per send.
 ///
 /// A model polled on the thread settling the bench (every one on one
-/// thread; worker 0's on several) appends its sends straight to `local`,
-/// without a lock. One polled on any other thread collects them in a
-/// buffer of its own and appends the buffer to `shared` when the poll
-/// ends, under its lock.
+/// thread; on several, those the calling thread polls itself, which under
+/// a timeout a stand-in thread does instead) appends its sends straight to
+/// `local`, without a lock. One polled on any other thread collects them
+/// in a buffer of its own and appends the buffer to `shared` when the poll
+/// ends, under its lock. A sender's polls are numbered for good (never
+/// per round), so a batch handed over late, while the simulation takes a
+/// round (a model woken from outside), still comes after that sender's
+/// earlier batches and before its later ones.
 pub(crate) struct Stage {
     /// Sends staged on the thread marked as settling this stage's bench
     /// ([`drive`](Stage::drive)); reached only on that thread.
@@ -138,12 +164,14 @@ pub(crate) struct Stage {
     shared: Mutex<Lists>,
     /// True once a batch is in `shared` since the last take: a settle that
     /// staged nothing there looks at this rather than lock. Read and
-    /// cleared by the simulation when no model runs: the executor's own
-    /// synchronisation orders it after every poll's store.
+    /// cleared by the simulation; set after each hand-over (a model woken
+    /// from outside may be polled on a worker while the simulation takes a
+    /// round: its batch is then taken now or by the next round).
     any: AtomicBool,
-    /// The number of rounds taken: a sender's count of polls starts again
-    /// from 0 when this moved on since its last batch.
-    rounds: AtomicU64,
+    /// The polls off the settling thread that have staged sends not yet
+    /// handed over: a save between calls, which finds the model idle once
+    /// its poll has emptied its mailbox, must not miss them.
+    unrecorded: AtomicUsize,
 }
 
 // SAFETY: `local` is only reached on a thread whose `DRIVING` mark is this
@@ -163,7 +191,7 @@ impl Default for Stage {
             local: UnsafeCell::new(Lists::default()),
             shared: Mutex::new(Lists::default()),
             any: AtomicBool::new(false),
-            rounds: AtomicU64::new(0),
+            unrecorded: AtomicUsize::new(0),
         }
     }
 }
@@ -205,9 +233,12 @@ impl Stage {
     /// Appends the sends a poll collected off the settling thread to the
     /// shared list, as a batch.
     #[inline(never)]
-    fn hand_over_shared(&self, origin: u32, poll: u32, sends: &mut Sends) {
+    fn hand_over_shared(&self, origin: u32, poll: u64, sends: &mut Sends) {
         lock(&self.shared).add(origin, poll, sends);
         self.any.store(true, Ordering::Release);
+        trim(sends);
+        // Release: a save that sees the count fall sees the batch too.
+        self.unrecorded.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Moves the staged batches into `round` (empty; its buffers are
@@ -224,9 +255,6 @@ impl Stage {
         if round.lists.batches.is_empty() {
             return false;
         }
-        // The senders' counts of polls start again (the models do not run
-        // until they are polled after this round's delivery).
-        self.rounds.fetch_add(1, Ordering::Relaxed);
         round.order();
         true
     }
@@ -252,10 +280,22 @@ impl Stage {
         origins
     }
 
-    /// How many sends are staged (cold: a save's check).
+    /// The staged sends counted by [`senders`](Stage::senders), plus the
+    /// polls still collecting on other workers (see `staged_count`).
+    #[cfg(test)]
+    fn staged_count_or_polls(&self) -> usize {
+        self.unrecorded.load(Ordering::Acquire) + self.origins().len()
+    }
+
+    /// How many sends are staged, at least (cold: a save's check, between
+    /// calls): each poll still collecting sends on another worker counts
+    /// as one.
     #[cfg(feature = "save")]
     pub(crate) fn staged_count(&self) -> usize {
-        self.origins().len()
+        // Acquire, and read first: a poll that handed its batch over is
+        // then in the lists read next.
+        let unrecorded = self.unrecorded.load(Ordering::Acquire);
+        unrecorded + self.origins().len()
     }
 
     /// The origins of the staged sends, each with its count of sends, in
@@ -302,15 +342,14 @@ pub(crate) struct Sender {
     /// The sends of a poll off the settling thread, handed over when the
     /// poll ends (empty between polls).
     own: UnsafeCell<Sends>,
-    /// The stage's round count when this sender last staged.
-    round: u64,
-    /// Its batches in that round.
-    polls: u32,
+    /// Its batches so far: the next one's number.
+    polls: Cell<u64>,
 }
 
 // SAFETY: `dest` points into this sender's own buffer or the stage's
 // local lists, only set and used during a poll, on the polling thread
-// (see `first_send`); between polls it is null. Moving the sender to
+// (see `first_send`); `end_poll` nulls it as the poll ends, returning or
+// unwinding, so between polls it is null. Moving the sender to
 // another thread between polls moves nothing that thread could reach
 // unsafely: the next poll sets `dest` again there.
 unsafe impl Send for Sender {}
@@ -324,8 +363,7 @@ impl Sender {
             dest: Cell::new(ptr::null_mut()),
             start: Cell::new(0),
             own: UnsafeCell::new(Vec::new()),
-            round: 0,
-            polls: 0,
+            polls: Cell::new(0),
         }
     }
 
@@ -356,6 +394,9 @@ impl Sender {
             self.start.set(unsafe { (*sends).len() });
             sends
         } else {
+            // Counted until handed over (see `Stage::unrecorded`): before
+            // the poll can empty the mailbox and let a save read the model.
+            self.stage.unrecorded.fetch_add(1, Ordering::AcqRel);
             self.own.get()
         };
         self.dest.set(dest);
@@ -363,23 +404,22 @@ impl Sender {
     }
 
     /// Records what the poll that ended staged, if anything, as one batch:
-    /// in the local lists, or handed over to the shared ones.
+    /// in the local lists, or handed over to the shared ones. Runs as the
+    /// poll returns or unwinds (see `Keyed::poll`), once `CURRENT` no
+    /// longer points here.
     #[inline]
-    fn end_poll(&mut self) {
+    fn end_poll(&self) {
         let dest = self.dest.replace(ptr::null_mut());
         if dest.is_null() {
             return;
         }
-        let round = self.stage.rounds.load(Ordering::Relaxed);
-        if self.round != round {
-            self.round = round;
-            self.polls = 0;
-        }
-        let (origin, poll) = (self.origin, self.polls);
-        self.polls += 1;
+        let (origin, poll) = (self.origin, self.polls.get());
+        self.polls.set(poll + 1);
         if dest == self.own.get() {
-            self.stage
-                .hand_over_shared(origin, poll, self.own.get_mut());
+            // SAFETY: the poll is over and `CURRENT` no longer points to
+            // this sender: nothing else reaches `own` until the next poll.
+            let own = unsafe { &mut *self.own.get() };
+            self.stage.hand_over_shared(origin, poll, own);
         } else {
             // SAFETY: as in `first_send`: this thread still carries the
             // mark (the poll ran inside the settle that set it), and no
@@ -387,6 +427,15 @@ impl Sender {
             let local = unsafe { &mut *self.stage.local.get() };
             local.close_batch(origin, poll, self.start.get());
         }
+    }
+}
+
+/// Ends a poll of a keyed task when dropped: records what it staged.
+struct PollEnd<'a>(&'a Sender);
+
+impl Drop for PollEnd<'_> {
+    fn drop(&mut self) {
+        self.0.end_poll();
     }
 }
 
@@ -478,14 +527,12 @@ impl<F: Future<Output = ()> + Unpin> Future for Keyed<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
-        let poll = {
-            let _current = CurrentGuard::set(&this.sender);
-            Pin::new(&mut this.task).poll(cx)
-        };
-        // A poll that panicked records nothing: the bench has failed (its
-        // sends stay where they were put, dropped with the stage).
-        this.sender.end_poll();
-        poll
+        // Dropped last, after `CURRENT` is reset: records the poll's batch,
+        // also if the poll unwinds (the bench has failed then; what it
+        // staged is dropped with the stage).
+        let _end = PollEnd(&this.sender);
+        let _current = CurrentGuard::set(&this.sender);
+        Pin::new(&mut this.task).poll(cx)
     }
 }
 
@@ -605,7 +652,8 @@ mod tests {
         }
         let by_key = [(1, 0), (2, 0), (2, 1), (2, 2), (2, 3)];
         assert_eq!(next_round(&stage, &log).as_deref(), Some(&by_key[..]));
-        // Each round counts a sender's polls from 0 again.
+        // A sender's polls are counted across rounds: the next round's
+        // batches come after this one's whatever round takes them.
         {
             let _settling = stage.drive();
             poll_once(&mut split);
@@ -622,10 +670,62 @@ mod tests {
             .iter()
             .map(|b| (b.origin, b.poll, b.start))
             .collect();
-        assert_eq!(keys, [(2, 0, 0), (2, 1, 2)], "local, then shared");
+        assert_eq!(keys, [(2, 2, 0), (2, 3, 2)], "local, then shared");
         round.deliver(&mut 0);
         round.clear();
         assert!(round.is_empty());
+    }
+
+    #[test]
+    fn a_poll_on_another_worker_counts_until_its_batch_is_handed_over() {
+        let stage = Arc::new(Stage::default());
+        let log = Log::default();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (stage_in, seen_in, log_in) = (stage.clone(), seen.clone(), log.clone());
+        // Stages one send, then looks at the count, as a save would once
+        // the poll emptied the mailbox.
+        let task = std::future::poll_fn(move |_| {
+            let log = log_in.clone();
+            super::stage(move || log.lock().unwrap().push((1, 0)));
+            seen_in
+                .lock()
+                .unwrap()
+                .push(stage_in.staged_count_or_polls());
+            Poll::<()>::Pending
+        });
+        let mut task = Keyed::new(task, 1, stage.clone());
+        std::thread::scope(|s| {
+            s.spawn(|| poll_once(&mut task));
+        });
+        assert_eq!(*seen.lock().unwrap(), [1], "counted while the poll runs");
+        assert_eq!(stage.unrecorded.load(Ordering::Relaxed), 0);
+        assert_eq!(stage.senders(), [(1, 1)], "handed over as it ended");
+    }
+
+    #[test]
+    fn a_panicking_poll_still_records_its_batch_and_forgets_its_destination() {
+        let stage = Arc::new(Stage::default());
+        let log = Log::default();
+        let log_in = log.clone();
+        let mut task = Keyed::new(
+            std::future::poll_fn(move |_| -> Poll<()> {
+                let log = log_in.clone();
+                super::stage(move || log.lock().unwrap().push((1, 0)));
+                panic!("boom")
+            }),
+            1,
+            stage.clone(),
+        );
+        let _settling = stage.drive();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            poll_once(&mut task);
+        }));
+        assert!(outcome.is_err());
+        assert!(!active());
+        assert!(task.sender.dest.get().is_null());
+        assert_eq!(stage.senders(), [(1, 1)]);
+        stage.clear();
+        assert!(log.lock().unwrap().is_empty(), "dropped, not delivered");
     }
 
     #[test]
@@ -654,21 +754,5 @@ mod tests {
             "unmarked"
         );
         assert!(log.lock().unwrap().is_empty(), "cleared, not delivered");
-    }
-
-    #[test]
-    fn a_panicking_poll_resets_the_sender() {
-        let stage = Arc::new(Stage::default());
-        let mut task = Keyed::new(
-            std::future::poll_fn(|_| -> Poll<()> { panic!("boom") }),
-            1,
-            stage,
-        );
-        let mut cx = Context::from_waker(Waker::noop());
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let _ = Pin::new(&mut task).poll(&mut cx);
-        }));
-        assert!(outcome.is_err());
-        assert!(!active());
     }
 }

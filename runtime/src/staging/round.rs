@@ -3,7 +3,7 @@
 //! A send's key is `(origin, seq)`: the sender's add order, then its own
 //! count of sends in the round. The stage holds the sends in batches, one
 //! per poll of a sender, each in the sender's order and numbered by the
-//! sender's count of polls in the round; so ordering the batches by
+//! sender's count of polls; so ordering the batches by
 //! `(origin, poll)` orders the sends by key, with one key per poll. The
 //! batches are ordered by index, without moving them:
 //!
@@ -11,7 +11,8 @@
 //!   delivered as it lies;
 //! - a round with at least one batch per eight origins of its range is
 //!   ordered by counting the batches of each origin (linear in the
-//!   batches plus that range), then each origin's few batches by poll;
+//!   batches plus that range; sorted after all if one sender's batches of
+//!   the round came from both lists of the stage out of poll order);
 //! - any other is sorted.
 
 use super::{Batch, Lists};
@@ -35,7 +36,7 @@ pub(crate) struct Round {
 }
 
 /// A batch's key.
-fn key(batch: &Batch) -> (u32, u32) {
+fn key(batch: &Batch) -> (u32, u64) {
     (batch.origin, batch.poll)
 }
 
@@ -92,16 +93,14 @@ impl Round {
             *next += 1;
         }
         // One origin's batches are in poll order unless its polls ran on
-        // the settling thread and on others: an insertion sort of each
-        // run, a single pass when in order.
-        for i in 1..self.order.len() {
-            let mut j = i;
-            while j > 0
-                && key(&batches[self.order[j] as usize]) < key(&batches[self.order[j - 1] as usize])
-            {
-                self.order.swap(j, j - 1);
-                j -= 1;
-            }
+        // the settling thread and on others: then the order is sorted.
+        let in_order = self
+            .order
+            .windows(2)
+            .all(|w| key(&batches[w[0] as usize]) < key(&batches[w[1] as usize]));
+        if !in_order {
+            self.order
+                .sort_unstable_by_key(|&i| key(&batches[i as usize]));
         }
     }
 
@@ -150,6 +149,7 @@ impl Round {
         }
         self.lists.sends.clear();
         self.lists.batches.clear();
+        self.lists.trim();
         self.order.clear();
         self.in_order = false;
         self.delivered = false;
@@ -167,7 +167,7 @@ mod tests {
     use super::*;
 
     /// A round of batches with `keys`, one send each.
-    fn round_of(keys: &[(u32, u32)]) -> Round {
+    fn round_of(keys: &[(u32, u64)]) -> Round {
         let mut round = Round::default();
         for (start, &(origin, poll)) in keys.iter().enumerate() {
             round.lists.sends.push(Some(Delivery::new(|| {})));
@@ -182,7 +182,7 @@ mod tests {
     }
 
     /// The keys of `round`'s batches in delivery order.
-    fn delivery_keys(round: &Round) -> Vec<(u32, u32)> {
+    fn delivery_keys(round: &Round) -> Vec<(u32, u64)> {
         round.ordered().map(|b| key(&b)).collect()
     }
 
@@ -190,7 +190,7 @@ mod tests {
     fn every_way_of_ordering_a_round_orders_by_origin_then_poll() {
         // In order; dense origins (counted), with one origin's polls out
         // of order; sparse origins (sorted).
-        let rounds: [&[(u32, u32)]; 3] = [
+        let rounds: [&[(u32, u64)]; 3] = [
             &[(1, 0), (1, 1), (2, 0), (3, 0)],
             &[(3, 0), (1, 1), (2, 0), (1, 0), (3, 1), (2, 1)],
             &[(1000, 0), (5, 1), (1000, 1), (7, 0), (5, 0)],
