@@ -170,7 +170,8 @@ pub(crate) struct Stage {
     any: AtomicBool,
     /// The polls off the settling thread that have staged sends not yet
     /// handed over: a save between calls, which finds the model idle once
-    /// its poll has emptied its mailbox, must not miss them.
+    /// its poll has emptied its mailbox, must not miss them. Lowered under
+    /// the `shared` lock as the batch goes in, and read under it.
     unrecorded: AtomicUsize,
 }
 
@@ -234,11 +235,14 @@ impl Stage {
     /// shared list, as a batch.
     #[inline(never)]
     fn hand_over_shared(&self, origin: u32, poll: u64, sends: &mut Sends) {
-        lock(&self.shared).add(origin, poll, sends);
+        let mut shared = lock(&self.shared);
+        shared.add(origin, poll, sends);
+        // Under the lock, with the batch: a count taken under it sees the
+        // poll either in flight or handed over, never both.
+        self.unrecorded.fetch_sub(1, Ordering::Relaxed);
+        drop(shared);
         self.any.store(true, Ordering::Release);
         trim(sends);
-        // Release: a save that sees the count fall sees the batch too.
-        self.unrecorded.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Moves the staged batches into `round` (empty; its buffers are
@@ -267,24 +271,30 @@ impl Stage {
             || self.with_local(|local| !local.batches.is_empty()) == Some(true)
     }
 
-    /// The origin of every staged send, in no order (cold).
-    fn origins(&self) -> Vec<u32> {
+    /// The origin of every staged send, in no order, and the number of
+    /// polls still collecting sends on other workers, read under the
+    /// shared lock (cold).
+    fn origins(&self) -> (Vec<u32>, usize) {
         let of = |lists: &mut Lists| -> Vec<u32> {
             let batches = lists.batches.iter();
             batches
                 .flat_map(|b| std::iter::repeat_n(b.origin, b.len))
                 .collect()
         };
-        let mut origins = of(&mut lock(&self.shared));
+        let (mut origins, unrecorded) = {
+            let mut shared = lock(&self.shared);
+            (of(&mut shared), self.unrecorded.load(Ordering::Relaxed))
+        };
         origins.extend(self.with_local(of).unwrap_or_default());
-        origins
+        (origins, unrecorded)
     }
 
     /// The staged sends counted by [`senders`](Stage::senders), plus the
     /// polls still collecting on other workers (see `staged_count`).
     #[cfg(test)]
     fn staged_count_or_polls(&self) -> usize {
-        self.unrecorded.load(Ordering::Acquire) + self.origins().len()
+        let (origins, unrecorded) = self.origins();
+        origins.len() + unrecorded
     }
 
     /// How many sends are staged, at least (cold: a save's check, between
@@ -292,16 +302,14 @@ impl Stage {
     /// as one.
     #[cfg(feature = "save")]
     pub(crate) fn staged_count(&self) -> usize {
-        // Acquire, and read first: a poll that handed its batch over is
-        // then in the lists read next.
-        let unrecorded = self.unrecorded.load(Ordering::Acquire);
-        unrecorded + self.origins().len()
+        let (origins, unrecorded) = self.origins();
+        origins.len() + unrecorded
     }
 
     /// The origins of the staged sends, each with its count of sends, in
     /// origin order (cold: a timeout's report).
     pub(crate) fn senders(&self) -> Vec<(u32, usize)> {
-        let mut origins = self.origins();
+        let (mut origins, _) = self.origins();
         origins.sort_unstable();
         let mut counts: Vec<(u32, usize)> = Vec::new();
         for origin in origins {
@@ -395,8 +403,9 @@ impl Sender {
             sends
         } else {
             // Counted until handed over (see `Stage::unrecorded`): before
-            // the poll can empty the mailbox and let a save read the model.
-            self.stage.unrecorded.fetch_add(1, Ordering::AcqRel);
+            // the poll can empty the mailbox and let a save read the model
+            // (whose gate then orders this before the save's count).
+            self.stage.unrecorded.fetch_add(1, Ordering::Relaxed);
             self.own.get()
         };
         self.dest.set(dest);
