@@ -289,18 +289,10 @@ impl Stage {
         (origins, unrecorded)
     }
 
-    /// The staged sends counted by [`senders`](Stage::senders), plus the
-    /// polls still collecting on other workers (see `staged_count`).
-    #[cfg(test)]
-    fn staged_count_or_polls(&self) -> usize {
-        let (origins, unrecorded) = self.origins();
-        origins.len() + unrecorded
-    }
-
     /// How many sends are staged, at least (cold: a save's check, between
     /// calls): each poll still collecting sends on another worker counts
     /// as one.
-    #[cfg(feature = "save")]
+    #[cfg(any(test, feature = "save"))]
     pub(crate) fn staged_count(&self) -> usize {
         let (origins, unrecorded) = self.origins();
         origins.len() + unrecorded
@@ -696,10 +688,7 @@ mod tests {
         let task = std::future::poll_fn(move |_| {
             let log = log_in.clone();
             super::stage(move || log.lock().unwrap().push((1, 0)));
-            seen_in
-                .lock()
-                .unwrap()
-                .push(stage_in.staged_count_or_polls());
+            seen_in.lock().unwrap().push(stage_in.staged_count());
             Poll::<()>::Pending
         });
         let mut task = Keyed::new(task, 1, stage.clone());

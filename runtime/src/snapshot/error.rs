@@ -43,7 +43,8 @@ pub enum SaveError {
     /// snapshot would lose them. Any call that runs the models delivers
     /// them.
     Staged {
-        /// How many messages wait.
+        /// How many messages wait, at least (a model still running on
+        /// another worker counts as one, however many it sent so far).
         messages: usize,
     },
     /// The simulation failed earlier: its state is not one to continue

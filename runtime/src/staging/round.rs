@@ -35,6 +35,21 @@ pub(crate) struct Round {
     delivered: bool,
 }
 
+/// `batches` in key order: as they lie if `in_order`, else by the indices
+/// in `order`.
+fn in_key_order<'a>(
+    batches: &'a [Batch],
+    in_order: bool,
+    order: &'a [u32],
+) -> impl Iterator<Item = &'a Batch> {
+    let (all, by_index) = match in_order {
+        true => (batches, &[][..]),
+        false => (&[][..], order),
+    };
+    let indexed = by_index.iter().map(|&i| &batches[i as usize]);
+    all.iter().chain(indexed)
+}
+
 /// A batch's key.
 fn key(batch: &Batch) -> (u32, u64) {
     (batch.origin, batch.poll)
@@ -104,27 +119,12 @@ impl Round {
         }
     }
 
-    /// The batches in key order.
-    fn ordered(&self) -> impl Iterator<Item = Batch> + '_ {
-        let (all, by_index) = match self.in_order {
-            true => (&self.lists.batches[..], &[][..]),
-            false => (&[][..], &self.order[..]),
-        };
-        let indexed = by_index.iter().map(|&i| self.lists.batches[i as usize]);
-        all.iter().copied().chain(indexed)
-    }
-
     /// Runs the sends in key order, each after writing its sender's origin
     /// to `origin` (to name the sender if its delivery panics; the sends
     /// after it are then left for [`clear`](Round::clear)).
     pub(crate) fn deliver(&mut self, origin: &mut u32) {
-        let sends = &mut self.lists.sends;
-        let (all, by_index) = match self.in_order {
-            true => (&self.lists.batches[..], &[][..]),
-            false => (&[][..], &self.order[..]),
-        };
-        let indexed = by_index.iter().map(|&i| &self.lists.batches[i as usize]);
-        for batch in all.iter().chain(indexed) {
+        let Lists { batches, sends } = &mut self.lists;
+        for batch in in_key_order(batches, self.in_order, &self.order) {
             *origin = batch.origin;
             for send in &mut sends[batch.start..batch.start + batch.len] {
                 if let Some(deliver) = send.take() {
@@ -140,9 +140,9 @@ impl Round {
     /// delivered, whatever thread staged them.
     pub(crate) fn clear(&mut self) {
         if !self.delivered {
-            let ordered: Vec<Batch> = self.ordered().collect();
-            for batch in ordered {
-                for send in &mut self.lists.sends[batch.start..batch.start + batch.len] {
+            let Lists { batches, sends } = &mut self.lists;
+            for batch in in_key_order(batches, self.in_order, &self.order) {
+                for send in &mut sends[batch.start..batch.start + batch.len] {
                     drop(send.take());
                 }
             }
@@ -183,7 +183,9 @@ mod tests {
 
     /// The keys of `round`'s batches in delivery order.
     fn delivery_keys(round: &Round) -> Vec<(u32, u64)> {
-        round.ordered().map(|b| key(&b)).collect()
+        in_key_order(&round.lists.batches, round.in_order, &round.order)
+            .map(key)
+            .collect()
     }
 
     #[test]
