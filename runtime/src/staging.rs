@@ -30,16 +30,19 @@ use std::cell::{Cell, UnsafeCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::ptr;
-// The plain `std` types, as in the ports: no loom model covers the stage,
-// whose lock is only ever contended by model tasks staging at once.
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use crate::sync::lock;
+// The lock and atomics through `sync`, and loom's thread-locals under
+// loom: the hand-over between workers and the settling thread has loom
+// models (`loom_tests.rs`).
+use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{lock, Mutex};
 use crate::thread_mark::{is_marked, ThreadMark};
 
 mod delivery;
+#[cfg(all(test, causim_loom))]
+mod loom_tests;
 mod round;
 
 pub(crate) use delivery::Delivery;
@@ -127,14 +130,30 @@ impl Lists {
     }
 }
 
-thread_local! {
+#[cfg(not(causim_loom))]
+std::thread_local! {
     /// The [`Stage`] whose simulation this thread is settling (its
     /// address), or 0: models polled here stage without a lock.
     static DRIVING: Cell<usize> = const { Cell::new(0) };
 }
 
+// Under loom, loom's thread-locals: loom runs its threads on one OS
+// thread, and a model of a worker beside the settling thread needs them
+// apart (so for `CURRENT` below).
+#[cfg(causim_loom)]
+loom::thread_local! {
+    /// As above.
+    static DRIVING: Cell<usize> = Cell::new(0);
+}
+
+/// The kind of thread-local `DRIVING` is.
+#[cfg(not(causim_loom))]
+type DrivingSlot = crate::thread_mark::MarkSlot;
+#[cfg(causim_loom)]
+type DrivingSlot = loom::thread::LocalKey<Cell<usize>>;
+
 /// This thread settles the models of one [`Stage`]'s bench until dropped.
-pub(crate) type StageMark = ThreadMark;
+pub(crate) type StageMark = ThreadMark<DrivingSlot>;
 
 /// The sends staged in the current round, shared by every model task of
 /// one bench and its simulation.
@@ -440,10 +459,17 @@ impl Drop for PollEnd<'_> {
     }
 }
 
-thread_local! {
+#[cfg(not(causim_loom))]
+std::thread_local! {
     /// The sender whose task this thread is polling, in the ordered mode;
     /// null otherwise.
     static CURRENT: Cell<*const Sender> = const { Cell::new(ptr::null()) };
+}
+
+#[cfg(causim_loom)]
+loom::thread_local! {
+    /// As above.
+    static CURRENT: Cell<*const Sender> = Cell::new(ptr::null());
 }
 
 /// True if the send being made must be staged: this thread is polling a
@@ -566,7 +592,7 @@ impl Drop for CurrentGuard {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(causim_loom)))]
 mod tests {
     use super::*;
     use std::sync::Mutex;
