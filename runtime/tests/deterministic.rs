@@ -511,9 +511,11 @@ fn a_model_sending_to_itself_over_many_rounds() {
 /// chains interleave by round, the same on every thread count.
 #[test]
 fn a_chain_of_same_time_messages_over_many_rounds() {
+    // Models in the chain (fewer under Miri, where each round is slow).
+    const CHAIN: usize = if cfg!(miri) { 20 } else { 60 };
     let run_bounded = |threads: usize| {
         let log = Log::new();
-        let count = 60;
+        let count = CHAIN;
         let mailboxes: Vec<Mailbox<Recorder<(u8, u32)>>> =
             (0..count).map(|_| Mailbox::new()).collect();
         let addresses: Vec<_> = mailboxes.iter().map(Mailbox::address).collect();
@@ -535,7 +537,12 @@ fn a_chain_of_same_time_messages_over_many_rounds() {
             .schedule(t(1), Recorder::ports().input, (0u8, 0u32), &addresses[0])
             .unwrap();
         scheduler
-            .schedule(t(1), Recorder::ports().input, (1u8, 0u32), &addresses[30])
+            .schedule(
+                t(1),
+                Recorder::ports().input,
+                (1u8, 0u32),
+                &addresses[CHAIN / 2],
+            )
             .unwrap();
         simu.step().unwrap();
         log.entries()
@@ -544,7 +551,7 @@ fn a_chain_of_same_time_messages_over_many_rounds() {
             .collect::<Vec<_>>()
     };
     let one = run_bounded(1);
-    assert_eq!(one.len(), 60 + 30);
+    assert_eq!(one.len(), CHAIN + CHAIN / 2);
     assert!(one.iter().all(|(_, time, _)| *time == t(1)));
     for threads in [2, 4] {
         let many = run_bounded(threads);
@@ -559,14 +566,17 @@ fn a_chain_of_same_time_messages_over_many_rounds() {
         };
         assert_eq!(per_model(&one), per_model(&many), "{threads} threads");
     }
-    // Where the chains meet, model r30 onwards sees chain 1 first (it
-    // started there, round 0) and chain 0 thirty rounds later.
-    let r45: Vec<(u8, u32)> = one
+    // Where the chains meet, the model in the middle onwards sees chain 1
+    // first (it started there, round 0) and chain 0 as many rounds later
+    // as chain 1 is long.
+    let (met, late) = (CHAIN * 3 / 4, CHAIN / 2);
+    let name = format!("r{met:02}");
+    let seen: Vec<(u8, u32)> = one
         .iter()
-        .filter(|(m, _, _)| m == "r45")
+        .filter(|(m, _, _)| *m == name)
         .map(|(_, _, v)| *v)
         .collect();
-    assert_eq!(r45, [(1, 15), (0, 45)]);
+    assert_eq!(seen, [(1, (met - late) as u32), (0, met as u32)]);
 }
 
 /// Schedules a zero-delay event and sends a message at once.
@@ -637,9 +647,11 @@ fn staged_sends_overflow_a_full_mailbox() {
             .add_model(Recorder::<String>::new(&log), rec_box, "rec")
             .init(SimTime::ZERO)
             .unwrap();
-        simu.process_event(Talker::ports().go, 100, &address)
+        // Far past the capacity (less far under Miri, where it is slow).
+        let burst = if cfg!(miri) { 24 } else { 100 };
+        simu.process_event(Talker::ports().go, burst, &address)
             .unwrap();
-        let expected: Vec<String> = (0..100).map(|i| format!("t{i}")).collect();
+        let expected: Vec<String> = (0..burst).map(|i| format!("t{i}")).collect();
         assert_eq!(log.values_of("rec"), expected, "{threads} threads");
     }
 }
