@@ -51,14 +51,18 @@ pub(crate) use round::Round;
 /// Staged sends, each taken out (`None`) when delivered.
 pub(crate) type Sends = Vec<Option<Delivery>>;
 
-/// Empty buffers with room for more than this are freed rather than kept
-/// for reuse (a round of many sends does not hold its memory forever).
+/// Empty buffers with room for up to this many entries are always kept
+/// for reuse; larger ones only while they are used (see [`trim`]).
 const KEEP: usize = 4096;
 
-/// Frees `sends` if it is empty and large (see [`KEEP`]).
-fn trim(sends: &mut Sends) {
-    if sends.is_empty() && sends.capacity() > KEEP {
-        *sends = Vec::new();
+/// Frees `buffer`, emptied after holding `used` entries, if it is larger
+/// than [`KEEP`] and more than four times what it held: a burst does not
+/// hold its memory for good, and a buffer that a bench fills as much at
+/// every round is not freed and grown again each time (which cost a
+/// large round's copies and allocations, round after round).
+fn trim<T>(buffer: &mut Vec<T>, used: usize) {
+    if buffer.is_empty() && buffer.capacity() > KEEP && buffer.capacity() / 4 > used {
+        *buffer = Vec::new();
     }
 }
 
@@ -110,6 +114,7 @@ impl Lists {
 
     /// Moves every batch of `other` to the end of this list.
     pub(crate) fn append(&mut self, other: &mut Lists) {
+        let used = other.len();
         let base = self.sends.len();
         self.sends.append(&mut other.sends);
         let moved = other.batches.drain(..).map(|batch| Batch {
@@ -117,16 +122,19 @@ impl Lists {
             ..batch
         });
         self.batches.extend(moved);
-        other.trim();
+        other.trim(used);
     }
 
-    /// Frees the buffers of a large round once empty, rather than keep
-    /// them for the next.
-    pub(crate) fn trim(&mut self) {
-        trim(&mut self.sends);
-        if self.batches.is_empty() && self.batches.capacity() > KEEP {
-            self.batches = Vec::new();
-        }
+    /// How many batches and sends it holds.
+    pub(crate) fn len(&self) -> (usize, usize) {
+        (self.batches.len(), self.sends.len())
+    }
+
+    /// Frees its buffers, emptied after holding `used` batches and sends,
+    /// if they are much larger than that (see [`trim`]).
+    pub(crate) fn trim(&mut self, (batches, sends): (usize, usize)) {
+        trim(&mut self.batches, batches);
+        trim(&mut self.sends, sends);
     }
 }
 
@@ -254,6 +262,7 @@ impl Stage {
     /// shared list, as a batch.
     #[inline(never)]
     fn hand_over_shared(&self, origin: u32, poll: u64, sends: &mut Sends) {
+        let used = sends.len();
         let mut shared = lock(&self.shared);
         shared.add(origin, poll, sends);
         // Under the lock, with the batch: a count taken under it sees the
@@ -261,7 +270,7 @@ impl Stage {
         self.unrecorded.fetch_sub(1, Ordering::Relaxed);
         drop(shared);
         self.any.store(true, Ordering::Release);
-        trim(sends);
+        trim(sends, used);
     }
 
     /// Moves the staged batches into `round` (empty; its buffers are
@@ -778,5 +787,44 @@ mod tests {
             "unmarked"
         );
         assert!(log.lock().unwrap().is_empty(), "cleared, not delivered");
+    }
+
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "forty thousand sends: slow under Miri, and no `unsafe` decides"
+    )]
+    fn a_large_buffer_is_kept_while_rounds_fill_it_and_freed_after_a_burst() {
+        let stage = Arc::new(Stage::default());
+        let log = Log::default();
+        // As the simulation does: one round, reused.
+        let mut round = Round::default();
+        let mut run_round = |task: &mut Keyed<_>| {
+            let _settling = stage.drive();
+            poll_once(task);
+            assert!(stage.take_sorted(&mut round));
+            round.deliver(&mut 0);
+            let (_, sends) = round.lists.len();
+            round.clear();
+            let local = stage.with_local(|local| local.sends.capacity());
+            (sends, round.lists.sends.capacity(), local.unwrap())
+        };
+        // Rounds of one size past `KEEP`: the two buffers the round and
+        // the stage swap keep their room.
+        let many = 3 * KEEP;
+        let mut big = Keyed::new(staging_task(log.clone(), 1, many as u32), 1, stage.clone());
+        let mut sizes: Vec<_> = (0..3).map(|_| run_round(&mut big)).collect();
+        assert!(
+            sizes[1..]
+                .iter()
+                .all(|&(n, r, l)| n == many && r >= many && l >= many),
+            "{sizes:?}"
+        );
+        // Then small rounds: each large buffer goes after its first small
+        // round (the stage's is the next round's).
+        let mut small = Keyed::new(staging_task(log.clone(), 2, 1), 2, stage.clone());
+        sizes = (0..2).map(|_| run_round(&mut small)).collect();
+        assert_eq!(sizes[0].1, 0, "{sizes:?}");
+        assert_eq!(sizes[1], (1, 0, 0), "{sizes:?}");
     }
 }

@@ -147,9 +147,10 @@ impl Round {
                 }
             }
         }
+        let used = self.lists.len();
         self.lists.sends.clear();
         self.lists.batches.clear();
-        self.lists.trim();
+        self.lists.trim(used);
         self.order.clear();
         self.in_order = false;
         self.delivered = false;
