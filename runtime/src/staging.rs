@@ -280,6 +280,7 @@ impl Stage {
         debug_assert!(round.is_empty());
         let taken = self.with_local(|local| std::mem::swap(local, &mut round.lists));
         debug_assert!(taken.is_some(), "taken off the settling thread");
+        let local = round.lists.batches.len();
         if self.any.load(Ordering::Acquire) {
             self.any.store(false, Ordering::Relaxed);
             round.lists.append(&mut lock(&self.shared));
@@ -287,7 +288,10 @@ impl Stage {
         if round.lists.batches.is_empty() {
             return false;
         }
-        round.order();
+        // Each list holds a sender's batches in poll order; only a round
+        // taking from both may hold one sender's out of it.
+        let mixed = local > 0 && round.lists.batches.len() > local;
+        round.order(mixed);
         true
     }
 

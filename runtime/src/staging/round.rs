@@ -11,8 +11,10 @@
 //!   delivered as it lies;
 //! - a round with at least one batch per eight origins of its range is
 //!   ordered by counting the batches of each origin (linear in the
-//!   batches plus that range; sorted after all if one sender's batches of
-//!   the round came from both lists of the stage out of poll order);
+//!   batches plus that range). Counting keeps each sender's batches in
+//!   list order, which is poll order when the round came from one list of
+//!   the stage; a round taken from both lists is checked, and sorted
+//!   after all if one sender's batches are out of poll order;
 //! - any other is sorted.
 
 use super::{Batch, Lists};
@@ -56,8 +58,10 @@ fn key(batch: &Batch) -> (u32, u64) {
 }
 
 impl Round {
-    /// Puts the batches in key order.
-    pub(crate) fn order(&mut self) {
+    /// Puts the batches in key order. `mixed`: the round was taken from
+    /// both lists of the stage (so one sender's batches may be out of poll
+    /// order in it).
+    pub(crate) fn order(&mut self, mixed: bool) {
         let batches = &self.lists.batches;
         // A round of 2^32 polls would take hundreds of gigabytes.
         assert!(batches.len() <= u32::MAX as usize);
@@ -77,7 +81,7 @@ impl Round {
         // per batch, a sort about eight per batch and level: counting wins
         // from a range of eight origins per batch down.
         if ((high - low) as usize) <= 8 * batches.len() {
-            self.order_by_count(low, high);
+            self.order_by_count(low, high, mixed);
         } else {
             let batches = &self.lists.batches;
             self.order.extend(0..batches.len() as u32);
@@ -87,8 +91,9 @@ impl Round {
     }
 
     /// [`order`](Round::order) by counting the batches of each origin from
-    /// `low` to `high`, then putting each origin's batches in poll order.
-    fn order_by_count(&mut self, low: u32, high: u32) {
+    /// `low` to `high`, then, if the round is `mixed`, putting each
+    /// origin's batches in poll order.
+    fn order_by_count(&mut self, low: u32, high: u32, mixed: bool) {
         let batches = &self.lists.batches;
         let counts = &mut self.counts;
         counts.clear();
@@ -109,6 +114,9 @@ impl Round {
         }
         // One origin's batches are in poll order unless its polls ran on
         // the settling thread and on others: then the order is sorted.
+        if !mixed {
+            return;
+        }
         let in_order = self
             .order
             .windows(2)
@@ -200,7 +208,9 @@ mod tests {
         ];
         for (index, keys) in rounds.into_iter().enumerate() {
             let mut round = round_of(keys);
-            round.order();
+            // As a round taken from both lists (the second one's origin 1
+            // is out of poll order).
+            round.order(true);
             assert_eq!(round.in_order, index == 0, "{keys:?}");
             let mut expected = keys.to_vec();
             expected.sort_unstable();
