@@ -4,9 +4,11 @@
 //! deadlock reports. Most names are short (`"c12345"`, `"sensor_7"`): kept
 //! inline in the mailbox's channel, they cost no allocation, which is 32
 //! bytes of heap per model on a bench of millions of idle models. Longer
-//! names are shared behind an `Arc`. Names are read rarely (reports,
-//! `Context::name`, `Address::name`), so reading one re-checks its UTF-8 (a
-//! scan of at most 22 bytes) rather than using `unsafe`.
+//! names are shared behind an `Arc`. A short name's bytes are read as a
+//! string without checking their UTF-8 again (`unsafe`, argued where it
+//! is): a save reads every model's name, and the check, a call and a scan
+//! of up to 22 bytes, was about a tenth of a save of idle models (see
+//! `docs/benchmarks.md`, "Save and restore").
 //!
 //! It sits on the crate's ground floor, importing nothing of the crate:
 //! the mailbox stores it, the ports and the executors report it (see
@@ -55,9 +57,14 @@ impl Name {
     /// The name as a string slice.
     pub(crate) fn as_str(&self) -> &str {
         match self {
-            // The bytes were copied whole from a `str`: always valid.
             Name::Inline(inline) => {
-                std::str::from_utf8(&inline.bytes[..usize::from(inline.len)]).unwrap_or_default()
+                let bytes = &inline.bytes[..usize::from(inline.len)];
+                // SAFETY: `Name::inline` is the only maker of an `Inline`
+                // (its fields are private to this module, which never
+                // writes them afterwards): it copies a whole `str` into
+                // `bytes` and sets `len` to that str's length, so these
+                // bytes are exactly that str's, valid UTF-8.
+                unsafe { std::str::from_utf8_unchecked(bytes) }
             }
             Name::Shared(name) => name,
         }

@@ -53,6 +53,8 @@
 
 pub(crate) mod hooks;
 
+#[cfg(feature = "save")]
+mod append;
 pub(crate) mod codec;
 #[cfg(feature = "save")]
 mod error;

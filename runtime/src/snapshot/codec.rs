@@ -55,9 +55,7 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned + 'static> SerdeCodec<T> 
         let payload = payload.downcast_ref::<T>().ok_or_else(|| {
             codec_error::<T>("the pending event's payload is not of the input's type")
         })?;
-        let bytes = std::mem::take(out);
-        *out = postcard::to_extend(payload, bytes).map_err(codec_error::<T>)?;
-        Ok(())
+        super::append::append(payload, out).map_err(codec_error::<T>)
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<T, PayloadError> {

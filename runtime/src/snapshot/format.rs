@@ -180,7 +180,7 @@ where
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&FORMAT.to_le_bytes());
     bytes.extend_from_slice(&0u64.to_le_bytes());
-    let mut bytes = postcard::to_extend(body, bytes)?;
+    super::append::append(body, &mut bytes)?;
     let length = (bytes.len() - HEADER) as u64;
     bytes[HEADER - 8..HEADER].copy_from_slice(&length.to_le_bytes());
     let checksum = crc32fast::hash(&bytes[HEADER..]);

@@ -95,14 +95,7 @@ impl StateWriter {
         name: &'static str,
         value: &T,
     ) -> Result<(), StateError> {
-        let bytes = std::mem::take(&mut self.bytes);
-        match postcard::to_extend(value, bytes) {
-            Ok(bytes) => {
-                self.bytes = bytes;
-                Ok(())
-            }
-            Err(error) => Err(StateError::of(name, error)),
-        }
+        super::append::append(value, &mut self.bytes).map_err(|error| StateError::of(name, error))
     }
 }
 
