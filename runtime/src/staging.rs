@@ -52,17 +52,20 @@ pub(crate) use round::Round;
 pub(crate) type Sends = Vec<Option<Delivery>>;
 
 /// Empty buffers with room for up to this many entries are always kept
-/// for reuse; larger ones only while they are used (see [`trim`]).
+/// for reuse; a larger one is freed at once if it is a model's own (see
+/// [`Sender`]), and by [`trim`] if it is one of the stage's lists.
 const KEEP: usize = 4096;
 
-/// Frees `buffer`, emptied after holding `used` entries, if it is larger
-/// than [`KEEP`] and more than four times what it held: a burst does not
-/// hold its memory for good, and a buffer that a bench fills as much at
-/// every round is not freed and grown again each time (which cost a
-/// large round's copies and allocations, round after round).
-fn trim<T>(buffer: &mut Vec<T>, used: usize) {
-    if buffer.is_empty() && buffer.capacity() > KEEP && buffer.capacity() / 4 > used {
-        *buffer = Vec::new();
+/// Frees `list`, one of the stage's few lists, emptied after holding
+/// `used` entries, if it is larger than [`KEEP`] and more than four times
+/// what it held. A list a bench fills as much at every round is not freed
+/// and grown again each time (which cost a large round's copies and
+/// allocations, round after round); a burst's room goes when the list is
+/// next used for a small round (until then the bench holds it: the stage
+/// has three lists, and a round's).
+fn trim<T>(list: &mut Vec<T>, used: usize) {
+    if list.is_empty() && list.capacity() > KEEP && list.capacity() / 4 > used {
+        *list = Vec::new();
     }
 }
 
@@ -262,7 +265,6 @@ impl Stage {
     /// shared list, as a batch.
     #[inline(never)]
     fn hand_over_shared(&self, origin: u32, poll: u64, sends: &mut Sends) {
-        let used = sends.len();
         let mut shared = lock(&self.shared);
         shared.add(origin, poll, sends);
         // Under the lock, with the batch: a count taken under it sees the
@@ -270,7 +272,11 @@ impl Stage {
         self.unrecorded.fetch_sub(1, Ordering::Relaxed);
         drop(shared);
         self.any.store(true, Ordering::Release);
-        trim(sends, used);
+        // A model's own buffer is freed at once if large: there is one per
+        // model, and a burst must not stay with each sender that made one.
+        if sends.capacity() > KEEP {
+            *sends = Vec::new();
+        }
     }
 
     /// Moves the staged batches into `round` (empty; its buffers are

@@ -72,7 +72,9 @@ impl Entry {
 
 /// The queue length below which it is never compacted (smaller under
 /// Miri, so that the tests of compaction reach it in a few of Miri's slow
-/// pushes; the rule is the same).
+/// pushes; the rule and the order are the same, only the count of
+/// cancelled events still queued, which `Simulation::queued_events`
+/// includes, differs).
 pub(crate) const COMPACT_MIN: usize = if cfg!(miri) { 64 } else { 1024 };
 
 /// Incoming buffers larger than this (in entries) are freed once their
