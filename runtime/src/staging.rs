@@ -38,7 +38,7 @@ use std::task::{Context, Poll};
 // models (`loom_tests.rs`).
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex};
-use crate::thread_mark::{is_marked, ThreadMark};
+use crate::thread_mark::{is_marked, CheckedSlot, ThreadMark};
 
 mod delivery;
 #[cfg(all(test, causim_loom))]
@@ -157,14 +157,8 @@ loom::thread_local! {
     static DRIVING: Cell<usize> = Cell::new(0);
 }
 
-/// The kind of thread-local `DRIVING` is.
-#[cfg(not(causim_loom))]
-type DrivingSlot = crate::thread_mark::MarkSlot;
-#[cfg(causim_loom)]
-type DrivingSlot = loom::thread::LocalKey<Cell<usize>>;
-
 /// This thread settles the models of one [`Stage`]'s bench until dropped.
-pub(crate) type StageMark = ThreadMark<DrivingSlot>;
+pub(crate) type StageMark = ThreadMark<CheckedSlot>;
 
 /// The sends staged in the current round, shared by every model task of
 /// one bench and its simulation.

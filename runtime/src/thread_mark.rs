@@ -57,6 +57,14 @@ impl Slot for loom::thread::LocalKey<Cell<usize>> {
     }
 }
 
+/// The slot of a structure whose cross-thread use a loom model checks:
+/// `std`'s thread-local, and loom's under loom (declared by each such
+/// structure with `std::thread_local!` or `loom::thread_local!`).
+#[cfg(not(causim_loom))]
+pub(crate) type CheckedSlot = MarkSlot;
+#[cfg(causim_loom)]
+pub(crate) type CheckedSlot = loom::thread::LocalKey<Cell<usize>>;
+
 /// This thread drives the structure at one address until dropped.
 pub(crate) struct ThreadMark<S: Slot = MarkSlot> {
     /// The slot set.

@@ -32,7 +32,7 @@ use std::cell::{Cell, UnsafeCell};
 
 use super::heap::Entry;
 use super::spare::Spares;
-use crate::thread_mark::{is_marked, ThreadMark};
+use crate::thread_mark::{is_marked, CheckedSlot, ThreadMark};
 
 #[cfg(not(causim_loom))]
 std::thread_local! {
@@ -48,12 +48,6 @@ loom::thread_local! {
     /// As above.
     static DRIVING: Cell<usize> = Cell::new(0);
 }
-
-/// The kind of thread-local `DRIVING` is.
-#[cfg(not(causim_loom))]
-type DrivingSlot = crate::thread_mark::MarkSlot;
-#[cfg(causim_loom)]
-type DrivingSlot = loom::thread::LocalKey<Cell<usize>>;
 
 /// What models on the driving thread scheduled since the last step.
 #[derive(Default)]
@@ -83,7 +77,7 @@ unsafe impl Sync for LocalSchedule {}
 
 /// Marks this thread as driving one [`LocalSchedule`] until dropped, then
 /// restores the previous mark.
-pub(crate) type Driving = ThreadMark<DrivingSlot>;
+pub(crate) type Driving = ThreadMark<CheckedSlot>;
 
 impl LocalSchedule {
     /// This schedule's identity.

@@ -35,6 +35,19 @@ fn poll_a_sender(stage_of: &Arc<Stage>, origin: u32, log: &Log, emptied: &Arc<At
     assert!(Pin::new(&mut keyed).poll(&mut cx).is_pending());
 }
 
+/// Spawns a worker thread polling a model task of origin `origin` once
+/// (see [`poll_a_sender`]); returns it and the task's idle flag.
+fn spawn_sender(
+    stage: &Arc<Stage>,
+    origin: u32,
+    log: &Log,
+) -> (thread::JoinHandle<()>, Arc<AtomicBool>) {
+    let emptied = Arc::new(AtomicBool::new(false));
+    let (stage, log, idle) = (stage.clone(), log.clone(), emptied.clone());
+    let worker = thread::spawn(move || poll_a_sender(&stage, origin, &log, &idle));
+    (worker, emptied)
+}
+
 /// Takes a round on this thread, as the settling thread does, and
 /// delivers it; false if nothing was staged.
 fn take_a_round(stage: &Stage) -> bool {
@@ -58,11 +71,7 @@ fn loom_stage_a_save_counts_a_send_of_a_poll_on_another_worker_once() {
     loom_check(3, || {
         let stage = Arc::new(Stage::default());
         let log = Log::default();
-        let emptied = Arc::new(AtomicBool::new(false));
-        let worker = {
-            let (stage, log, emptied) = (stage.clone(), log.clone(), emptied.clone());
-            thread::spawn(move || poll_a_sender(&stage, 1, &log, &emptied))
-        };
+        let (worker, emptied) = spawn_sender(&stage, 1, &log);
         // A save between two calls reads a model it finds idle; this one
         // sent before it became idle.
         let counted = emptied
@@ -84,11 +93,7 @@ fn loom_stage_a_round_taken_during_a_hand_over_gets_it_now_or_next() {
     loom_check(3, || {
         let stage = Arc::new(Stage::default());
         let log = Log::default();
-        let emptied = Arc::new(AtomicBool::new(false));
-        let worker = {
-            let (stage, log, emptied) = (stage.clone(), log.clone(), emptied.clone());
-            thread::spawn(move || poll_a_sender(&stage, 2, &log, &emptied))
-        };
+        let (worker, _) = spawn_sender(&stage, 2, &log);
         let taken_early = take_a_round(&stage);
         worker.join().unwrap();
         // Once the hand-over is over, a round that missed it sees it.
@@ -107,12 +112,8 @@ fn loom_stage_batches_from_two_workers_and_the_settling_thread_keep_the_key_orde
     loom_check(2, || {
         let stage = Arc::new(Stage::default());
         let log = Log::default();
-        let spawn_worker = |origin: u32| {
-            let (stage, log) = (stage.clone(), log.clone());
-            let emptied = Arc::new(AtomicBool::new(false));
-            thread::spawn(move || poll_a_sender(&stage, origin, &log, &emptied))
-        };
-        let (third, second) = (spawn_worker(3), spawn_worker(2));
+        let ((third, _), (second, _)) =
+            (spawn_sender(&stage, 3, &log), spawn_sender(&stage, 2, &log));
         {
             // The settling thread's own model stages in its local list.
             let _settling = stage.drive();

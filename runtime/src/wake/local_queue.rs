@@ -15,7 +15,7 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 
 use crate::sync::cell::UnsafeCell;
-use crate::thread_mark::{is_marked, ThreadMark};
+use crate::thread_mark::{is_marked, CheckedSlot, ThreadMark};
 
 #[cfg(not(causim_loom))]
 std::thread_local! {
@@ -30,12 +30,6 @@ loom::thread_local! {
     /// As above.
     static RUNNING: Cell<usize> = Cell::new(0);
 }
-
-/// The kind of thread-local `RUNNING` is.
-#[cfg(not(causim_loom))]
-type RunningSlot = crate::thread_mark::MarkSlot;
-#[cfg(causim_loom)]
-type RunningSlot = loom::thread::LocalKey<Cell<usize>>;
 
 /// Task ids woken on the executor's thread while it runs, oldest first.
 pub(crate) struct LocalQueue {
@@ -74,7 +68,7 @@ unsafe impl Sync for LocalQueue {}
 /// which hold no guard, still read it.
 pub(crate) struct Running {
     /// The mark, restored when dropped.
-    _mark: ThreadMark<RunningSlot>,
+    _mark: ThreadMark<CheckedSlot>,
     /// The address of the queue that made it.
     key: usize,
 }
