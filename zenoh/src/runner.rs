@@ -1,0 +1,451 @@
+//! Running one process's partitions in step with the others.
+//!
+//! The loop of [`PartitionRunner::run_until`] is the whole protocol:
+//!
+//! 1. take the link messages the partitions sent since the last round
+//!    (numbered per link in the order each capture received them) and the
+//!    next event time;
+//! 2. exchange reports with every process (the exchange is the barrier);
+//! 3. schedule the messages due to this process's inputs, in the order
+//!    fixed by their senders, at their arrival times;
+//! 4. compute the next window end `W` from all reports (see
+//!    [`window`](crate::window)), the same in every process, and run every
+//!    event before `W`.
+//!
+//! Delivery does not depend on where the windows fall: a message is
+//! scheduled before its arrival time whatever the windows, and messages
+//! arriving at one time are scheduled in the order of (sending time, link,
+//! sequence), since windows cut the sending times into consecutive spans.
+//! Every deployment of one bench — all partitions in one process, or each
+//! in its own — thus schedules the same events with the same same-time
+//! order, and runs the same.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use causim::prelude::*;
+
+use crate::error::PartitionError;
+use crate::link::{take, Captured, Deliver};
+use crate::plan::Plan;
+use crate::transport::{Transport, TransportError};
+use crate::window::{next_window_end, Body, Report, Wire};
+
+/// The first bytes of a partition's snapshot.
+const MAGIC: &[u8; 8] = b"causimPS";
+
+/// The format of a partition's snapshot header.
+const FORMAT: u16 = 1;
+
+/// Counts of what a runner did, for benchmarks and progress.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WindowStats {
+    /// Rounds of exchange (windows) run.
+    pub rounds: u64,
+    /// Link messages this process's partitions sent.
+    pub sent: u64,
+    /// Link messages scheduled for this process's inputs.
+    pub received: u64,
+}
+
+/// Runs one process's partitions of a partitioned bench, in conservative
+/// time windows agreed with the other processes.
+pub struct PartitionRunner {
+    /// The process's bench.
+    simulation: Simulation,
+    /// What every process agreed on.
+    plan: Arc<Plan>,
+    /// This process's index.
+    group: usize,
+    /// The sending ends in this process: link index and capture.
+    captures: Vec<(usize, Captured)>,
+    /// The receiving ends, by link.
+    deliveries: Vec<Vec<Deliver>>,
+    /// Messages sent so far, by link: the next message's sequence.
+    sequences: Vec<u64>,
+    /// Exchanges with the other processes.
+    transport: Box<dyn Transport>,
+    /// The next round's number.
+    round: u64,
+    /// What the runner did.
+    stats: WindowStats,
+    /// The error that stopped the run, if any.
+    stopped: Option<String>,
+}
+
+impl std::fmt::Debug for PartitionRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartitionRunner")
+            .field("process", &self.group)
+            .field("partitions", &self.plan.group_names(self.group))
+            .field("time", &self.simulation.time())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartitionRunner {
+    /// The runner of `simulation`, process `group` of `plan`.
+    pub(crate) fn new(
+        simulation: Simulation,
+        plan: Arc<Plan>,
+        group: usize,
+        captures: Vec<(usize, Captured)>,
+        deliveries: Vec<Vec<Deliver>>,
+        transport: Box<dyn Transport>,
+    ) -> Self {
+        let links = plan.links.len();
+        PartitionRunner {
+            simulation,
+            plan,
+            group,
+            captures,
+            deliveries,
+            sequences: vec![0; links],
+            transport,
+            round: 0,
+            stats: WindowStats::default(),
+            stopped: None,
+        }
+    }
+
+    /// The process's simulation, to read (its time, topology, …); it is
+    /// driven only through the runner, in step with the other processes.
+    pub fn simulation(&self) -> &Simulation {
+        &self.simulation
+    }
+
+    /// The current simulation time of this process.
+    pub fn time(&self) -> SimTime {
+        self.simulation.time()
+    }
+
+    /// The partitions this process hosts.
+    pub fn partitions(&self) -> Vec<String> {
+        self.plan.group_names(self.group)
+    }
+
+    /// What the runner did so far.
+    pub fn stats(&self) -> WindowStats {
+        self.stats
+    }
+
+    /// Runs every event up to and including `end`, in windows agreed with
+    /// the other processes, which must call it with the same `end`.
+    ///
+    /// An error stops every process: a failed simulation here is reported
+    /// to the others (which return [`PartitionError::PeerFailed`]); a
+    /// process gone or silent is reported by name. After an error, every
+    /// call returns [`PartitionError::Stopped`].
+    pub fn run_until(&mut self, end: SimTime) -> Result<(), PartitionError> {
+        self.check_usable()?;
+        let result = self.windows_until(end);
+        if let Err(error) = &result {
+            self.stopped = Some(error.to_string());
+        }
+        result
+    }
+
+    /// Writes this process's part of a coordinated snapshot: every process
+    /// calls it at the same point (after the same `run_until`), each with
+    /// its own writer. The link messages in flight are exchanged first, so
+    /// they are in the snapshots as the pending events they became.
+    pub fn save(&mut self, mut writer: impl Write) -> Result<(), PartitionError> {
+        self.check_usable()?;
+        if let Err(error) = self.exchange() {
+            self.stopped = Some(error.to_string());
+            return Err(error);
+        }
+        let mut header = Vec::new();
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&FORMAT.to_le_bytes());
+        header.extend_from_slice(&self.plan.digest().to_le_bytes());
+        header.extend_from_slice(&(self.group as u32).to_le_bytes());
+        let sequences = postcard::to_allocvec(&self.sequences)
+            .map_err(|error| PartitionError::Transport(error.to_string()))?;
+        header.extend_from_slice(&(sequences.len() as u32).to_le_bytes());
+        header.extend_from_slice(&sequences);
+        writer.write_all(&header).map_err(PartitionError::Io)?;
+        self.simulation
+            .save(&mut writer)
+            .map_err(PartitionError::Save)
+    }
+
+    /// Reads the header written by [`save`](Self::save) and keeps its
+    /// sequences; the rest of `reader` is the simulation's snapshot.
+    pub(crate) fn read_header(
+        plan: &Plan,
+        group: usize,
+        reader: &mut impl Read,
+    ) -> Result<Vec<u64>, PartitionError> {
+        let mut fixed = [0u8; 8 + 2 + 8 + 4 + 4];
+        reader.read_exact(&mut fixed).map_err(header_error)?;
+        let field = |range: std::ops::Range<usize>| &fixed[range];
+        if field(0..8) != MAGIC {
+            return Err(header_problem("not a partition's snapshot"));
+        }
+        let format = u16::from_le_bytes([fixed[8], fixed[9]]);
+        if format != FORMAT {
+            return Err(header_problem(&format!(
+                "snapshot format {format}, this version reads {FORMAT}"
+            )));
+        }
+        let digest = u64::from_le_bytes(fixed[10..18].try_into().expect("8 bytes"));
+        let saved_group = u32::from_le_bytes(fixed[18..22].try_into().expect("4 bytes"));
+        if digest != plan.digest() {
+            return Err(header_problem(
+                "saved from another bench or deployment (partitions, links or lookaheads differ)",
+            ));
+        }
+        if saved_group as usize != group {
+            return Err(header_problem(&format!(
+                "saved by process {saved_group}, restored as process {group}"
+            )));
+        }
+        let length = u32::from_le_bytes(fixed[22..26].try_into().expect("4 bytes")) as usize;
+        if length > 16 + 10 * plan.links.len() {
+            return Err(header_problem("the link sequences are too long"));
+        }
+        let mut bytes = vec![0; length];
+        reader.read_exact(&mut bytes).map_err(header_error)?;
+        let sequences: Vec<u64> = postcard::from_bytes(&bytes)
+            .map_err(|error| header_problem(&format!("link sequences unreadable: {error}")))?;
+        if sequences.len() != plan.links.len() {
+            return Err(header_problem("the link sequences do not match the links"));
+        }
+        Ok(sequences)
+    }
+
+    /// Sets the link sequences read from a snapshot.
+    pub(crate) fn set_sequences(&mut self, sequences: Vec<u64>) {
+        self.sequences = sequences;
+    }
+
+    /// Fails if an earlier call failed.
+    fn check_usable(&self) -> Result<(), PartitionError> {
+        match &self.stopped {
+            Some(first) => Err(PartitionError::Stopped(first.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// The windows up to `end`.
+    fn windows_until(&mut self, end: SimTime) -> Result<(), PartitionError> {
+        let now = self.simulation.time();
+        if end < now {
+            return Err(self.simulation_error(SimulationError::InvalidTime {
+                now,
+                requested: end,
+            }));
+        }
+        loop {
+            let window_end = self.exchange()?;
+            match window_end {
+                Some(w) if w <= end => {
+                    let last = SimTime::from_nanos(w.as_nanos() - 1);
+                    if last < self.simulation.time() {
+                        return Err(PartitionError::Transport(format!(
+                            "the window end {w:?} is not after the current time {:?}",
+                            self.simulation.time()
+                        )));
+                    }
+                    self.step_until(last)?;
+                }
+                _ => return self.step_until(end),
+            }
+        }
+    }
+
+    /// Runs this process's simulation to `time`, telling the others if it
+    /// fails.
+    fn step_until(&mut self, time: SimTime) -> Result<(), PartitionError> {
+        match self.simulation.step_until(time) {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                self.tell_failure(&error.to_string());
+                Err(self.simulation_error(error))
+            }
+        }
+    }
+
+    /// One round: reports, exchanges, schedules what arrives here, and
+    /// returns the next window's end.
+    fn exchange(&mut self) -> Result<Option<SimTime>, PartitionError> {
+        let messages = self.take_sent()?;
+        let next = self.simulation.next_event_time();
+        let reports = self.send_round(Body::Window { next, messages })?;
+        let mut nexts = Vec::with_capacity(reports.len());
+        let mut all = Vec::new();
+        for report in reports {
+            match report.body {
+                Body::Window { next, messages } => {
+                    nexts.push(next);
+                    all.extend(messages);
+                }
+                Body::Failed(message) => {
+                    return Err(PartitionError::PeerFailed {
+                        partitions: self.plan.group_names(report.group as usize),
+                        message,
+                    })
+                }
+            }
+        }
+        self.deliver(&all)?;
+        self.stats.rounds += 1;
+        Ok(next_window_end(&self.plan, &nexts, &all))
+    }
+
+    /// The messages the captures received, numbered per link.
+    fn take_sent(&mut self) -> Result<Vec<Wire>, PartitionError> {
+        let mut wires = Vec::new();
+        for (link, captured) in &self.captures {
+            for (sent, encoded) in take(captured) {
+                let payload = encoded.map_err(|message| PartitionError::Payload {
+                    link: self.plan.links[*link].name.clone(),
+                    message,
+                })?;
+                let seq = self.sequences[*link];
+                self.sequences[*link] += 1;
+                wires.push(Wire {
+                    link: *link as u32,
+                    seq,
+                    sent,
+                    payload,
+                });
+            }
+        }
+        self.stats.sent += wires.len() as u64;
+        Ok(wires)
+    }
+
+    /// Sends this process's report of the round and returns every
+    /// process's, checked.
+    fn send_round(&mut self, body: Body) -> Result<Vec<Report>, PartitionError> {
+        let round = self.round;
+        let report = Report {
+            plan: self.plan.digest(),
+            round,
+            group: self.group as u32,
+            body,
+        };
+        let bytes = postcard::to_allocvec(&report)
+            .map_err(|error| PartitionError::Transport(error.to_string()))?;
+        let all = self
+            .transport
+            .exchange(round, bytes)
+            .map_err(|error| self.peer_error(error))?;
+        self.round += 1;
+        all.iter()
+            .enumerate()
+            .map(|(group, bytes)| self.read_report(group, round, bytes))
+            .collect()
+    }
+
+    /// Process `group`'s report of `round`, checked.
+    fn read_report(
+        &self,
+        group: usize,
+        round: u64,
+        bytes: &[u8],
+    ) -> Result<Report, PartitionError> {
+        let report: Report = postcard::from_bytes(bytes).map_err(|error| {
+            PartitionError::Transport(format!(
+                "unreadable report from partition {:?}: {error}",
+                self.plan.group_names(group)
+            ))
+        })?;
+        if report.plan != self.plan.digest() {
+            return Err(PartitionError::Mismatch {
+                partitions: self.plan.group_names(group),
+            });
+        }
+        if report.round != round || report.group as usize != group {
+            return Err(PartitionError::Transport(format!(
+                "partition {:?} sent round {} as process {} where round {round} of process \
+                 {group} was due",
+                self.plan.group_names(group),
+                report.round,
+                report.group
+            )));
+        }
+        Ok(report)
+    }
+
+    /// Schedules the messages due to this process's inputs, in their order.
+    fn deliver(&mut self, messages: &[Wire]) -> Result<(), PartitionError> {
+        let mut mine: Vec<&Wire> = messages
+            .iter()
+            .filter(|m| self.plan.receiver(m.link as usize) == self.group)
+            .collect();
+        mine.sort_by_key(|m| m.order());
+        let scheduler = self.simulation.scheduler();
+        for message in mine {
+            let link = &self.plan.links[message.link as usize];
+            let problem = |message: String| PartitionError::Payload {
+                link: link.name.clone(),
+                message,
+            };
+            let at = message
+                .sent
+                .checked_add(link.lookahead)
+                .ok_or_else(|| problem("its arrival time is past the end of time".to_owned()))?;
+            for deliver in &self.deliveries[message.link as usize] {
+                deliver(&scheduler, at, &message.payload).map_err(problem)?;
+            }
+            self.stats.received += 1;
+        }
+        Ok(())
+    }
+
+    /// Reports this process's failure to the others, as its report of the
+    /// round they wait for (best effort: the run is over anyway).
+    fn tell_failure(&mut self, message: &str) {
+        let _ = self.send_round(Body::Failed(message.to_owned()));
+    }
+
+    /// This process's simulation error.
+    fn simulation_error(&self, error: SimulationError) -> PartitionError {
+        PartitionError::Simulation {
+            partitions: self.plan.group_names(self.group),
+            error,
+        }
+    }
+
+    /// A transport error, naming the partitions concerned.
+    fn peer_error(&self, error: TransportError) -> PartitionError {
+        match error {
+            TransportError::Lost(process) => PartitionError::PeerLost {
+                partitions: self.names_of(process),
+            },
+            TransportError::Timeout {
+                process,
+                round,
+                waited,
+            } => PartitionError::PeerTimeout {
+                partitions: self.names_of(process),
+                round,
+                waited,
+            },
+            TransportError::Other(what) => PartitionError::Transport(what),
+        }
+    }
+
+    /// Process `process`'s partitions, or its number if unknown.
+    fn names_of(&self, process: usize) -> Vec<String> {
+        if process < self.plan.groups.len() {
+            self.plan.group_names(process)
+        } else {
+            vec![format!("process {process}")]
+        }
+    }
+}
+
+/// A header that could not be read.
+fn header_error(error: std::io::Error) -> PartitionError {
+    header_problem(&format!("truncated header: {error}"))
+}
+
+/// A header that is wrong.
+fn header_problem(what: &str) -> PartitionError {
+    PartitionError::Snapshot(what.to_owned())
+}

@@ -1,0 +1,314 @@
+//! Every mistake in a partitioned bench is an error naming the partition,
+//! the link and the ports; a process that fails, is silent or runs another
+//! bench stops the others with an error naming it.
+
+#[path = "support/beacon.rs"]
+mod beacon;
+
+use std::time::Duration;
+
+use beacon::{Beacon, Station};
+use causim::prelude::*;
+use causim_zenoh::{Deployment, InMemory, Link, PartitionError, PartitionedBench, Solo};
+
+/// A beacon in `space` linked to a station in `ground` with `lookahead`.
+fn downlink_bench(lookahead: Duration) -> (PartitionedBench, Link<u64>) {
+    let mut bench = PartitionedBench::new();
+    let downlink = bench.link::<u64>("downlink", "space", "ground", lookahead);
+    bench.partition("space", move |p| {
+        let mut beacon = Beacon::new();
+        p.link_from(downlink, &mut beacon.out);
+        p.add_model(beacon, Mailbox::new(), "beacon");
+    });
+    bench.partition("ground", move |p| {
+        let mailbox = Mailbox::new();
+        p.link_to(downlink, Station::ports().receive, &mailbox);
+        p.add_model(Station::new(), mailbox, "station");
+    });
+    (bench, downlink)
+}
+
+/// The error of hosting `bench` as process `process` of `deployment`.
+fn host_error(bench: &PartitionedBench, deployment: &Deployment, process: usize) -> String {
+    match bench.host(deployment, process) {
+        Ok(_) => panic!("hosting should fail"),
+        Err(error) => error.to_string(),
+    }
+}
+
+/// Two processes, space then ground.
+fn two() -> Deployment {
+    Deployment::new([["space"], ["ground"]])
+}
+
+#[test]
+fn a_link_without_lookahead_is_refused_naming_its_ports() {
+    let (bench, _) = downlink_bench(Duration::ZERO);
+    assert_eq!(
+        host_error(&bench, &Deployment::single(), 0),
+        "link `downlink` (from `beacon.out` to `Station.receive`) has no lookahead: a link \
+         between partitions needs a positive minimum delay"
+    );
+    // Each process names the ports it knows.
+    assert!(host_error(&bench, &two(), 0).contains("from `beacon.out` to ports in another process"));
+    assert!(host_error(&bench, &two(), 1)
+        .contains("from ports in another process to `Station.receive`"));
+}
+
+#[test]
+fn an_event_connection_across_partitions_is_refused_naming_its_ports() {
+    let mut bench = PartitionedBench::new();
+    let station = Mailbox::<Station>::new();
+    let address = station.address();
+    let station = std::sync::Mutex::new(Some(station));
+    bench.partition("space", move |p| {
+        let mut beacon = Beacon::new();
+        beacon.out.connect(Station::ports().receive, &address);
+        p.add_model(beacon, Mailbox::new(), "beacon");
+    });
+    bench.partition("ground", move |p| {
+        if let Some(mailbox) = station.lock().unwrap().take() {
+            p.add_model(Station::new(), mailbox, "station");
+        }
+    });
+    assert_eq!(
+        host_error(&bench, &Deployment::single(), 0),
+        "the event connection from `beacon.out` to `station.receive` crosses partitions \
+         without a link: it would need an immediate delivery; connect the two through a link \
+         with a lookahead"
+    );
+}
+
+#[test]
+fn a_request_across_partitions_is_refused_naming_its_ports() {
+    let mut bench = PartitionedBench::new();
+    let station = Mailbox::<Station>::new();
+    let address = station.address();
+    let station = std::sync::Mutex::new(Some(station));
+    bench.partition("space", move |p| {
+        let mut beacon = Beacon::new();
+        beacon.ask.connect(Station::ports().total, &address);
+        p.add_model(beacon, Mailbox::new(), "beacon");
+    });
+    bench.partition("ground", move |p| {
+        if let Some(mailbox) = station.lock().unwrap().take() {
+            p.add_model(Station::new(), mailbox, "station");
+        }
+    });
+    let deployment = Deployment::new([["space"], ["ground"]]);
+    // In the process of `space`, the station is not there at all.
+    assert_eq!(
+        host_error(&bench, &deployment, 0),
+        "the request connection from `beacon.ask` to `Station.total` crosses partitions \
+         without a link: it would need an immediate reply; connect the two through a link \
+         with a lookahead"
+    );
+}
+
+#[test]
+fn link_ends_in_the_wrong_partition_or_unconnected_are_refused() {
+    let mut bench = PartitionedBench::new();
+    let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
+    bench.partition("space", move |p| {
+        let mailbox = Mailbox::new();
+        p.link_to(downlink, Station::ports().receive, &mailbox);
+        p.add_model(Station::new(), mailbox, "station");
+    });
+    bench.partition("ground", |_| {});
+    assert_eq!(
+        host_error(&bench, &Deployment::single(), 0),
+        "link `downlink`: ends in partition `ground` but is connected in partition `space`"
+    );
+
+    let mut bench = PartitionedBench::new();
+    bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
+    bench.partition("space", |_| {});
+    bench.partition("ground", |_| {});
+    assert_eq!(
+        host_error(&bench, &Deployment::single(), 0),
+        "link `downlink`: no output of partition `space` is connected to it (`link_from` in \
+         its builder)"
+    );
+}
+
+#[test]
+fn a_link_of_another_bench_is_refused() {
+    let (_, foreign) = downlink_bench(Duration::from_millis(1));
+    let mut bench = PartitionedBench::new();
+    bench.partition("space", move |p| {
+        let mut beacon = Beacon::new();
+        p.link_from(foreign, &mut beacon.out);
+        p.add_model(beacon, Mailbox::new(), "beacon");
+    });
+    assert_eq!(
+        host_error(&bench, &Deployment::single(), 0),
+        "link `#0`: used in partition `space` but declared by another partitioned bench"
+    );
+}
+
+#[test]
+fn wrong_declarations_and_deployments_are_refused() {
+    let (bench, _) = downlink_bench(Duration::from_millis(1));
+    let cases = [
+        (
+            Deployment::new([["space"], ["moon"]]),
+            0,
+            "the deployment places partition `moon`, which the bench does not declare",
+        ),
+        (
+            Deployment::new([vec!["space", "ground"], vec!["ground"]]),
+            0,
+            "the deployment places partition `ground` in two processes (0 and 1)",
+        ),
+        (
+            Deployment::new([["space"]]),
+            0,
+            "the deployment places partition `ground` in no process",
+        ),
+        (
+            Deployment::new([vec!["space", "ground"], vec![]]),
+            0,
+            "process 1 of the deployment hosts no partition",
+        ),
+        (
+            two(),
+            2,
+            "process 2 is not in the deployment, which has 2 process(es)",
+        ),
+    ];
+    for (deployment, process, expected) in cases {
+        let error = host_error(&bench, &deployment, process);
+        assert!(error.contains(expected), "{error}");
+    }
+
+    let mut bench = PartitionedBench::new();
+    bench.link::<u64>("up/down", "space", "ground", Duration::from_millis(1));
+    bench.partition("space", |_| {});
+    bench.partition("ground", |_| {});
+    assert!(host_error(&bench, &Deployment::single(), 0).contains("link name `up/down`"));
+
+    let mut bench = PartitionedBench::new();
+    bench.link::<u64>("downlink", "space", "mars", Duration::from_millis(1));
+    bench.partition("space", |_| {});
+    bench.partition("space", |_| {});
+    assert!(host_error(&bench, &Deployment::single(), 0)
+        .contains("partition `space` is declared twice"));
+}
+
+#[test]
+fn a_failed_partition_stops_the_others_with_its_name_and_error() {
+    let mut bench = PartitionedBench::new();
+    let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
+    bench.partition("space", move |p| {
+        let mut beacon = Beacon::new();
+        beacon.panic_at = Some(3);
+        p.link_from(downlink, &mut beacon.out);
+        p.add_model(beacon, Mailbox::new(), "beacon");
+    });
+    bench.partition("ground", move |p| {
+        let mailbox = Mailbox::new();
+        p.link_to(downlink, Station::ports().receive, &mailbox);
+        p.add_model(Station::new(), mailbox, "station");
+    });
+    let deployment = two();
+    let transports = InMemory::connect(2, Duration::from_secs(20));
+    let errors: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = transports
+            .into_iter()
+            .enumerate()
+            .map(|(process, transport)| {
+                let (bench, deployment) = (&bench, &deployment);
+                scope.spawn(move || {
+                    let hosted = bench.host(deployment, process).unwrap();
+                    let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
+                    let error = runner
+                        .run_until(SimTime::from_secs(10))
+                        .unwrap_err()
+                        .to_string();
+                    let again = runner.run_until(SimTime::from_secs(11)).unwrap_err();
+                    assert!(matches!(again, PartitionError::Stopped(_)), "{again}");
+                    error
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        errors[0].starts_with("partition `space`: "),
+        "{}",
+        errors[0]
+    );
+    assert!(errors[0].contains("beacon"), "{}", errors[0]);
+    assert!(
+        errors[1].starts_with("partition `space` failed: "),
+        "{}",
+        errors[1]
+    );
+    assert!(errors[1].contains("the beacon broke"), "{}", errors[1]);
+}
+
+#[test]
+fn a_silent_process_is_reported_after_the_round_timeout() {
+    let (bench, _) = downlink_bench(Duration::from_millis(1));
+    let mut transports = InMemory::connect(2, Duration::from_millis(300));
+    let _silent = transports.pop();
+    let hosted = bench.host(&two(), 0).unwrap();
+    let mut runner = hosted
+        .init(SimTime::ZERO, transports.pop().unwrap())
+        .unwrap();
+    let error = runner
+        .run_until(SimTime::from_secs(1))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "partition `ground` did not report window 0 within 300ms"
+    );
+}
+
+#[test]
+fn a_process_running_another_bench_is_refused() {
+    let (bench, _) = downlink_bench(Duration::from_millis(1));
+    let (other, _) = downlink_bench(Duration::from_millis(2));
+    let transports = InMemory::connect(2, Duration::from_secs(20));
+    let errors: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = transports
+            .into_iter()
+            .enumerate()
+            .map(|(process, transport)| {
+                let bench = if process == 0 { &bench } else { &other };
+                scope.spawn(move || {
+                    let hosted = bench.host(&two(), process).unwrap();
+                    let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
+                    runner
+                        .run_until(SimTime::from_secs(1))
+                        .unwrap_err()
+                        .to_string()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        errors[0].starts_with("partition `ground` runs another bench"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[1].starts_with("partition `space` runs another bench"),
+        "{}",
+        errors[1]
+    );
+}
+
+#[test]
+fn a_transport_for_another_process_is_refused() {
+    let (bench, _) = downlink_bench(Duration::from_millis(1));
+    let hosted = bench.host(&two(), 1).unwrap();
+    let error = hosted.init(SimTime::ZERO, Solo).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        "transport: the transport connects process 0 of 1, but the bench is hosted as process \
+         1 of 2"
+    );
+}
