@@ -50,6 +50,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod campaign;
 pub mod fork;
+pub mod partitioned;
 pub mod remote;
 pub mod subsystems;
 

@@ -14,7 +14,9 @@ use serde::Serialize;
 
 use crate::error::PartitionError;
 use crate::host::Hosted;
-use crate::link::{capture_path, deliver_to, encode, Captured, Deliver, Link, LinkCapture};
+use crate::link::{
+    capture_path, deliver_to, encode, relay_path, Captured, Deliver, Link, LinkCapture, LinkRelay,
+};
 use crate::plan::Plan;
 
 /// Which end of a link a builder connects.
@@ -182,6 +184,42 @@ impl PartitionBuilder {
             .push(deliver_to(input.port(), input.address()));
         end.ports.push(name);
         self
+    }
+
+    /// Connects `link` to a new output, which `connect` connects as any
+    /// output (to several inputs, with maps or filters, to a composite's
+    /// exposed inputs): each message is delivered at its arrival time to a
+    /// relay model of this partition (path `link:<name>:delivery`), which
+    /// sends it on that output. Call it once per link.
+    pub fn link_to_output<T>(
+        &mut self,
+        link: Link<T>,
+        connect: impl FnOnce(&mut Output<T>),
+    ) -> &mut Self
+    where
+        T: Serialize + DeserializeOwned + Clone + Send + 'static,
+    {
+        if !self.check_end(link.bench, link.index, End::Receiving) {
+            return self;
+        }
+        let path = relay_path(&self.plan.links[link.index].name);
+        if self.owners.contains_key(&path) {
+            self.errors.push(PartitionError::Link {
+                link: self.plan.links[link.index].name.clone(),
+                problem: format!(
+                    "`link_to_output` called twice in partition `{}`: connect every target in \
+                     one call",
+                    self.partition()
+                ),
+            });
+            return self;
+        }
+        let mut relay = LinkRelay { out: Output::new() };
+        connect(&mut relay.out);
+        let mailbox = Mailbox::new();
+        self.link_to(link, LinkRelay::<T>::ports().relay, &mailbox);
+        self.own(&path);
+        self.map_init(|init| init.add_model(relay, mailbox, path))
     }
 
     /// Starts building partition `p`.

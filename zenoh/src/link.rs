@@ -117,6 +117,32 @@ impl LinkCapture {
     }
 }
 
+/// A receiving end whose deliveries a model's output passes on: the
+/// bench's code connects that output as it would any (with maps, filters,
+/// to a composite's exposed inputs).
+///
+/// A delivered message reaches the relay as a bench event at its arrival
+/// time, and the relay's targets as a message caused then.
+#[model(save)]
+pub(crate) struct LinkRelay<T: Clone + Send + 'static> {
+    /// The link's messages, passed on.
+    pub(crate) out: Output<T>,
+}
+
+#[model(save)]
+impl<T: Clone + Send + Serialize + DeserializeOwned + 'static> LinkRelay<T> {
+    /// A message delivered by the link.
+    #[input]
+    pub(crate) async fn relay(&mut self, value: T) {
+        self.out.send(value).await;
+    }
+}
+
+/// The path of a link's relay model in its receiving partition.
+pub(crate) fn relay_path(link: &str) -> String {
+    format!("link:{link}:delivery")
+}
+
 /// Encodes a link's value with postcard.
 pub(crate) fn encode<T: Serialize>(value: T) -> Encoded {
     postcard::to_allocvec(&value).map_err(|error| error.to_string())
