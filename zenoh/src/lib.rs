@@ -132,3 +132,8 @@ pub use plan::Deployment;
 pub use runner::{PartitionRunner, WindowStats};
 pub use session::{ZenohSetup, ZenohTransport};
 pub use transport::{InMemory, Solo, Transport, TransportError};
+
+/// The user documentation's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/partitions.md")]
+struct PartitionsDoc;
