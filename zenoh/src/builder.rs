@@ -308,7 +308,7 @@ impl PartitionBuilder {
                     &self.plan, index, "no input", link.to, "link_to",
                 ));
             }
-            if link.lookahead.is_zero() && (sends_here || receives_here) {
+            if link.lookahead.is_zero() {
                 return Err(PartitionError::NoLookahead {
                     link: link.name.clone(),
                     from: senders_of(topology, &capture_path(&link.name)),
