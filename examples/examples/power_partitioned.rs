@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use causim_examples::output::{run_main, AnyError, Options};
 use causim_examples::power::partitioned::{self, PARTITIONS};
 use causim_examples::power::{BusSample, PowerConfig};
-use causim_zenoh::{Deployment, Solo, ZenohSetup, ZenohTransport};
+use causim_zenoh::{free_loopback_ports, Deployment, Solo, ZenohSetup, ZenohTransport};
 
 const HELP: &str = "\
 Runs the spacecraft power bench split over two partitions (orbit, sat)
@@ -45,7 +45,7 @@ fn example() -> Result<(), AnyError> {
     };
     let ports: String = options.get("ports", String::new())?;
     let ports: Vec<u16> = if ports.is_empty() {
-        free_ports()?
+        free_loopback_ports(2)?
     } else {
         ports
             .split(',')
@@ -98,18 +98,6 @@ fn example() -> Result<(), AnyError> {
 /// Process `process`'s Zenoh setup: loopback, scouting off.
 fn setup(ports: &[u16], process: usize) -> ZenohSetup {
     ZenohSetup::new("causim/examples/power", 2, process).loopback_mesh(ports)
-}
-
-/// Two free loopback ports.
-fn free_ports() -> Result<Vec<u16>, AnyError> {
-    let listeners = [
-        std::net::TcpListener::bind("127.0.0.1:0")?,
-        std::net::TcpListener::bind("127.0.0.1:0")?,
-    ];
-    Ok(listeners
-        .iter()
-        .map(|l| l.local_addr().map(|a| a.port()))
-        .collect::<Result<_, _>>()?)
 }
 
 /// Prints what a deployment recorded.

@@ -4,13 +4,14 @@
 //! threads with a session each), and over two in-memory processes of two
 //! threads each.
 
-use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use causim_examples::power::partitioned::{self, PARTITIONS};
 use causim_examples::power::{BusSample, PowerBench, PowerConfig};
-use causim_zenoh::{Deployment, InMemory, Solo, Transport, ZenohSetup, ZenohTransport};
+use causim_zenoh::{
+    free_loopback_ports, Deployment, InMemory, Solo, Transport, ZenohSetup, ZenohTransport,
+};
 
 fn config(threads: usize) -> PowerConfig {
     PowerConfig {
@@ -53,12 +54,7 @@ fn every_deployment_records_the_same_telemetry() {
         .unwrap();
     assert_eq!(single.len(), 2 * 95 * 6 + 1, "a sample every 10 s");
 
-    let [a, b] = [0, 1].map(|_| TcpListener::bind("127.0.0.1:0").unwrap());
-    let ports = [
-        a.local_addr().unwrap().port(),
-        b.local_addr().unwrap().port(),
-    ];
-    drop((a, b));
+    let ports = free_loopback_ports(2).unwrap();
     let zenoh = |i| {
         let setup = ZenohSetup::new("causim-test/power", 2, i).loopback_mesh(&ports);
         Box::new(ZenohTransport::open(setup).expect("joins")) as Box<dyn Transport>
@@ -130,12 +126,7 @@ fn two_real_processes_over_zenoh_record_the_same_telemetry() {
     let single = partitioned::run(&config(1), &Deployment::single(), 0, Solo)
         .unwrap()
         .unwrap();
-    let [a, b] = [0, 1].map(|_| TcpListener::bind("127.0.0.1:0").unwrap());
-    let ports = [
-        a.local_addr().unwrap().port(),
-        b.local_addr().unwrap().port(),
-    ];
-    drop((a, b));
+    let ports = free_loopback_ports(2).unwrap();
     let dir = std::env::temp_dir().join(format!("causim-power-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let outs = [dir.join("orbit.txt"), dir.join("sat.txt")];

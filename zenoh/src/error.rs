@@ -57,6 +57,16 @@ pub enum PartitionError {
         /// serde's message.
         message: String,
     },
+    /// A link message could not be scheduled on its input (the input's
+    /// model is not in this process's bench, or its arrival time has
+    /// passed: the processes did not start at the same time, or restored
+    /// snapshots of different saves).
+    Delivery {
+        /// The link.
+        link: String,
+        /// The kernel's reason.
+        message: String,
+    },
     /// The partitions' own simulation failed (a model panicked, deadlocked,
     /// …); the other partitions are told and stop too.
     Simulation {
@@ -134,6 +144,12 @@ impl fmt::Display for PartitionError {
             PartitionError::Payload { link, message } => {
                 write!(f, "link `{link}`: payload not (de)serialisable: {message}")
             }
+            PartitionError::Delivery { link, message } => {
+                write!(
+                    f,
+                    "link `{link}`: a message could not be delivered: {message}"
+                )
+            }
             PartitionError::Simulation { partitions, error } => {
                 write!(f, "{}: {error}", subject(partitions))
             }
@@ -186,6 +202,22 @@ impl std::error::Error for PartitionError {
             PartitionError::Io(error) => Some(error),
             _ => None,
         }
+    }
+}
+
+impl PartitionError {
+    /// True for an error of this process's own (its simulation, a link
+    /// message it sent or received), which the others must be told of;
+    /// false for an error about another process, or the transport.
+    pub(crate) fn is_local(&self) -> bool {
+        matches!(
+            self,
+            PartitionError::Simulation { .. }
+                | PartitionError::Payload { .. }
+                | PartitionError::Delivery { .. }
+                | PartitionError::Save(_)
+                | PartitionError::Io(_)
+        )
     }
 }
 

@@ -8,6 +8,7 @@ use causim::prelude::*;
 use causim::topology::Topology;
 
 use crate::error::PartitionError;
+use crate::header::read_header;
 use crate::link::{Captured, Deliver};
 use crate::plan::Plan;
 use crate::runner::PartitionRunner;
@@ -93,7 +94,7 @@ impl Hosted {
         transport: impl Transport + 'static,
     ) -> Result<PartitionRunner, PartitionError> {
         self.check_transport(&transport)?;
-        let sequences = PartitionRunner::read_header(&self.plan, self.group, &mut snapshot)?;
+        let sequences = read_header(&self.plan, self.group, &mut snapshot)?;
         let (init, parts) = self.split();
         let simulation = init.restore(snapshot).map_err(PartitionError::Restore)?;
         let mut runner = parts.runner(simulation, transport);

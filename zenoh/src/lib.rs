@@ -115,6 +115,7 @@
 mod bench;
 mod builder;
 mod error;
+mod header;
 mod host;
 mod link;
 mod plan;
@@ -130,7 +131,7 @@ pub use host::Hosted;
 pub use link::{Link, LinkCapture};
 pub use plan::Deployment;
 pub use runner::{PartitionRunner, WindowStats};
-pub use session::{ZenohSetup, ZenohTransport};
+pub use session::{free_loopback_ports, ZenohSetup, ZenohTransport};
 pub use transport::{InMemory, Solo, Transport, TransportError};
 
 /// The user documentation's examples, compiled and run as doctests.

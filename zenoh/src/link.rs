@@ -148,9 +148,19 @@ pub(crate) fn encode<T: Serialize>(value: T) -> Encoded {
     postcard::to_allocvec(&value).map_err(|error| error.to_string())
 }
 
+/// Why a message could not be delivered.
+pub(crate) enum DeliveryFailure {
+    /// Its payload does not decode as the link's type.
+    Decode(String),
+    /// The kernel refused the event (the input's model not in this bench,
+    /// the time already past).
+    Schedule(String),
+}
+
 /// Delivers a message's bytes to one input of this process at its arrival
 /// time: decodes the payload and schedules it as a bench event.
-pub(crate) type Deliver = Box<dyn Fn(&Scheduler, SimTime, &[u8]) -> Result<(), String> + Send>;
+pub(crate) type Deliver =
+    Box<dyn Fn(&Scheduler, SimTime, &[u8]) -> Result<(), DeliveryFailure> + Send>;
 
 /// The delivery of a link's messages to the input `port` at `address`.
 pub(crate) fn deliver_to<T, P>(port: P, address: impl IntoAddress<P::Model>) -> Deliver
@@ -161,14 +171,14 @@ where
     let input = InputRef::new(port, address);
     Box::new(move |scheduler, at, bytes| {
         let value: T = postcard::from_bytes(bytes).map_err(|error| {
-            format!(
+            DeliveryFailure::Decode(format!(
                 "cannot read a `{}` from its bytes: {error}",
                 type_name::<T>()
-            )
+            ))
         })?;
         scheduler
             .schedule_event(at, input.event(value))
-            .map_err(|error| error.to_string())
+            .map_err(|error| DeliveryFailure::Schedule(error.to_string()))
     })
 }
 

@@ -67,7 +67,9 @@ impl Plan {
     }
 
     /// A digest of everything the processes must agree on (FNV-1a over a
-    /// canonical text: stable across builds and platforms).
+    /// canonical text). It holds the payload types' names, which Rust does
+    /// not promise to keep from one compiler to the next: the processes of
+    /// a run use one build of the bench.
     pub(crate) fn digest(&self) -> u64 {
         let mut text = String::new();
         for name in &self.partitions {

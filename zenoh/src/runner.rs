@@ -20,22 +20,17 @@
 //! in its own — thus schedules the same events with the same same-time
 //! order, and runs the same.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::Arc;
 
 use causim::prelude::*;
 
 use crate::error::PartitionError;
-use crate::link::{take, Captured, Deliver};
+use crate::header::write_header;
+use crate::link::{take, Captured, Deliver, DeliveryFailure};
 use crate::plan::Plan;
 use crate::transport::{Transport, TransportError};
 use crate::window::{next_window_end, Body, Report, Wire};
-
-/// The first bytes of a partition's snapshot.
-const MAGIC: &[u8; 8] = b"causimPS";
-
-/// The format of a partition's snapshot header.
-const FORMAT: u16 = 1;
 
 /// Counts of what a runner did, for benchmarks and progress.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -141,7 +136,7 @@ impl PartitionRunner {
         self.check_usable()?;
         let result = self.windows_until(end);
         if let Err(error) = &result {
-            self.stopped = Some(error.to_string());
+            self.stop(error);
         }
         result
     }
@@ -152,68 +147,28 @@ impl PartitionRunner {
     /// they are in the snapshots as the pending events they became.
     pub fn save(&mut self, mut writer: impl Write) -> Result<(), PartitionError> {
         self.check_usable()?;
-        if let Err(error) = self.exchange() {
-            self.stopped = Some(error.to_string());
-            return Err(error);
+        let result = self.save_after_exchange(&mut writer);
+        if let Err(error) = &result {
+            self.stop(error);
         }
-        let mut header = Vec::new();
-        header.extend_from_slice(MAGIC);
-        header.extend_from_slice(&FORMAT.to_le_bytes());
-        header.extend_from_slice(&self.plan.digest().to_le_bytes());
-        header.extend_from_slice(&(self.group as u32).to_le_bytes());
-        let sequences = postcard::to_allocvec(&self.sequences)
-            .map_err(|error| PartitionError::Transport(error.to_string()))?;
-        header.extend_from_slice(&(sequences.len() as u32).to_le_bytes());
-        header.extend_from_slice(&sequences);
-        writer.write_all(&header).map_err(PartitionError::Io)?;
-        self.simulation
-            .save(&mut writer)
-            .map_err(PartitionError::Save)
+        result
     }
 
-    /// Reads the header written by [`save`](Self::save) and keeps its
-    /// sequences; the rest of `reader` is the simulation's snapshot.
-    pub(crate) fn read_header(
-        plan: &Plan,
-        group: usize,
-        reader: &mut impl Read,
-    ) -> Result<Vec<u64>, PartitionError> {
-        let mut fixed = [0u8; 8 + 2 + 8 + 4 + 4];
-        reader.read_exact(&mut fixed).map_err(header_error)?;
-        let field = |range: std::ops::Range<usize>| &fixed[range];
-        if field(0..8) != MAGIC {
-            return Err(header_problem("not a partition's snapshot"));
+    /// The save's exchange, header and snapshot.
+    fn save_after_exchange(&mut self, writer: &mut impl Write) -> Result<(), PartitionError> {
+        self.exchange()?;
+        let header = write_header(&self.plan, self.group, &self.sequences);
+        writer.write_all(&header).map_err(PartitionError::Io)?;
+        self.simulation.save(writer).map_err(PartitionError::Save)
+    }
+
+    /// Stops at `error`, telling the other processes if it is this one's
+    /// own (they wait for its next report).
+    fn stop(&mut self, error: &PartitionError) {
+        if error.is_local() {
+            self.tell_failure(&error.to_string());
         }
-        let format = u16::from_le_bytes([fixed[8], fixed[9]]);
-        if format != FORMAT {
-            return Err(header_problem(&format!(
-                "snapshot format {format}, this version reads {FORMAT}"
-            )));
-        }
-        let digest = u64::from_le_bytes(fixed[10..18].try_into().expect("8 bytes"));
-        let saved_group = u32::from_le_bytes(fixed[18..22].try_into().expect("4 bytes"));
-        if digest != plan.digest() {
-            return Err(header_problem(
-                "saved from another bench or deployment (partitions, links or lookaheads differ)",
-            ));
-        }
-        if saved_group as usize != group {
-            return Err(header_problem(&format!(
-                "saved by process {saved_group}, restored as process {group}"
-            )));
-        }
-        let length = u32::from_le_bytes(fixed[22..26].try_into().expect("4 bytes")) as usize;
-        if length > 16 + 10 * plan.links.len() {
-            return Err(header_problem("the link sequences are too long"));
-        }
-        let mut bytes = vec![0; length];
-        reader.read_exact(&mut bytes).map_err(header_error)?;
-        let sequences: Vec<u64> = postcard::from_bytes(&bytes)
-            .map_err(|error| header_problem(&format!("link sequences unreadable: {error}")))?;
-        if sequences.len() != plan.links.len() {
-            return Err(header_problem("the link sequences do not match the links"));
-        }
-        Ok(sequences)
+        self.stopped = Some(error.to_string());
     }
 
     /// Sets the link sequences read from a snapshot.
@@ -256,16 +211,11 @@ impl PartitionRunner {
         }
     }
 
-    /// Runs this process's simulation to `time`, telling the others if it
-    /// fails.
+    /// Runs this process's simulation to `time`.
     fn step_until(&mut self, time: SimTime) -> Result<(), PartitionError> {
-        match self.simulation.step_until(time) {
-            Ok(()) => Ok(()),
-            Err(error) => {
-                self.tell_failure(&error.to_string());
-                Err(self.simulation_error(error))
-            }
-        }
+        self.simulation
+            .step_until(time)
+            .map_err(|error| self.simulation_error(error))
     }
 
     /// One round: reports, exchanges, schedules what arrives here, and
@@ -305,7 +255,7 @@ impl PartitionRunner {
                     message,
                 })?;
                 let seq = self.sequences[*link];
-                self.sequences[*link] += 1;
+                self.sequences[*link] = seq.wrapping_add(1);
                 wires.push(Wire {
                     link: *link as u32,
                     seq,
@@ -390,7 +340,7 @@ impl PartitionRunner {
         let scheduler = self.simulation.scheduler();
         for message in mine {
             let link = &self.plan.links[message.link as usize];
-            let problem = |message: String| PartitionError::Payload {
+            let problem = |message: String| PartitionError::Delivery {
                 link: link.name.clone(),
                 message,
             };
@@ -399,7 +349,13 @@ impl PartitionRunner {
                 .checked_add(link.lookahead)
                 .ok_or_else(|| problem("its arrival time is past the end of time".to_owned()))?;
             for deliver in &self.deliveries[message.link as usize] {
-                deliver(&scheduler, at, &message.payload).map_err(problem)?;
+                deliver(&scheduler, at, &message.payload).map_err(|failure| match failure {
+                    DeliveryFailure::Decode(message) => PartitionError::Payload {
+                        link: link.name.clone(),
+                        message,
+                    },
+                    DeliveryFailure::Schedule(message) => problem(message),
+                })?;
             }
             self.stats.received += 1;
         }
@@ -447,14 +403,4 @@ impl PartitionRunner {
             vec![format!("process {process}")]
         }
     }
-}
-
-/// A header that could not be read.
-fn header_error(error: std::io::Error) -> PartitionError {
-    header_problem(&format!("truncated header: {error}"))
-}
-
-/// A header that is wrong.
-fn header_problem(what: &str) -> PartitionError {
-    PartitionError::Snapshot(what.to_owned())
 }

@@ -68,9 +68,10 @@ impl ZenohSetup {
 
     /// The usual loopback mesh: process `i` listens on
     /// `tcp/127.0.0.1:<ports[i]>` and connects to every other's.
+    /// (A process index past `ports` listens nowhere; `open` refuses it.)
     pub fn loopback_mesh(mut self, ports: &[u16]) -> Self {
         let endpoint = |port: &u16| format!("tcp/127.0.0.1:{port}");
-        self.listen = vec![endpoint(&ports[self.index])];
+        self.listen = ports.get(self.index).map(endpoint).into_iter().collect();
         self.connect = ports
             .iter()
             .enumerate()
@@ -99,10 +100,27 @@ impl ZenohSetup {
     }
 }
 
-/// `["a","b"]`, each string quoted for JSON5.
+/// `["a","b"]`, each string quoted for JSON5 (`\\` and `"` escaped;
+/// endpoints hold no other character that needs it).
 fn serde_json_list(values: &[String]) -> String {
-    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    let quoted: Vec<String> = values
+        .iter()
+        .map(|v| format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"")))
+        .collect();
     format!("[{}]", quoted.join(","))
+}
+
+/// Free TCP ports on the loopback interface, for a mesh of `n` processes
+/// on one machine (bound, then released: another program could take one
+/// before the processes listen on it, which `open` then reports).
+pub fn free_loopback_ports(n: usize) -> std::io::Result<Vec<u16>> {
+    let listeners = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0"))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    listeners
+        .iter()
+        .map(|listener| listener.local_addr().map(|address| address.port()))
+        .collect()
 }
 
 /// An error of the transport itself.
@@ -124,6 +142,8 @@ pub struct ZenohTransport {
     setup: ZenohSetup,
     /// Reports received early.
     pending: Pending,
+    /// The processes whose token went away.
+    gone: Vec<bool>,
 }
 
 impl std::fmt::Debug for ZenohTransport {
@@ -168,6 +188,7 @@ impl ZenohTransport {
             reports,
             alive,
             _token: token,
+            gone: vec![false; setup.processes],
             setup,
             pending: Pending::default(),
         };
@@ -193,10 +214,13 @@ impl ZenohTransport {
                 .alive
                 .recv_timeout(left.min(Duration::from_millis(100)))
                 .map_err(|error| other(&format!("liveliness: {error}")))?;
-            if let Some(sample) = sample {
-                if let Some(process) = self.process_of(&sample) {
-                    seen[process] = sample.kind() == SampleKind::Put;
-                }
+            let Some(sample) = sample else { continue };
+            let Some(process) = self.process_of(&sample) else {
+                continue;
+            };
+            match sample.kind() {
+                SampleKind::Put => seen[process] = true,
+                SampleKind::Delete => return Err(TransportError::Lost(process)),
             }
         }
         Ok(())
@@ -209,8 +233,8 @@ impl ZenohTransport {
         (index < self.setup.processes).then_some(index)
     }
 
-    /// Fails if a process's token went away.
-    fn check_alive(&mut self) -> Result<(), TransportError> {
+    /// Notes the processes whose token went away.
+    fn note_departures(&mut self) -> Result<(), TransportError> {
         while let Some(sample) = self
             .alive
             .try_recv()
@@ -218,22 +242,40 @@ impl ZenohTransport {
         {
             if sample.kind() == SampleKind::Delete {
                 if let Some(process) = self.process_of(&sample) {
-                    return Err(TransportError::Lost(process));
+                    self.gone[process] = true;
                 }
             }
         }
         Ok(())
     }
 
-    /// Keeps a received report for its round.
-    fn keep(&mut self, sample: &Sample) {
+    /// Keeps every report already received.
+    fn drain_reports(&mut self, current: u64) -> Result<(), TransportError> {
+        while let Some(sample) = self
+            .reports
+            .try_recv()
+            .map_err(|error| other(&format!("receiving reports: {error}")))?
+        {
+            self.keep(&sample, current);
+        }
+        Ok(())
+    }
+
+    /// Keeps a received report for its round: another process's, of this
+    /// round or a later one (Zenoh also hands a session its own
+    /// publications, and a report of a round already complete is a copy
+    /// that must not be kept for ever).
+    fn keep(&mut self, sample: &Sample, current: u64) {
         let Some(from) = self.process_of(sample) else {
             return;
         };
+        if from == self.setup.index {
+            return;
+        }
         let bytes = sample.payload().to_bytes().into_owned();
         // The round is the report's second field (postcard varints: the
         // plan digest, then the round).
-        let Some(round) = report_round(&bytes) else {
+        let Some(round) = report_round(&bytes).filter(|&round| round >= current) else {
             return;
         };
         self.pending
@@ -269,10 +311,18 @@ impl Transport for ZenohTransport {
             .insert(processes, round, self.setup.index, report);
         let start = Instant::now();
         loop {
+            // Reports first: a process that reported and then left (at the
+            // end of a run) is not lost for this round.
+            self.drain_reports(round)?;
             if let Some(all) = self.pending.complete(round) {
                 return Ok(all);
             }
-            self.check_alive()?;
+            self.note_departures()?;
+            if let Some(lost) =
+                (0..processes).find(|&p| self.gone[p] && !self.pending.has(round, p))
+            {
+                return Err(TransportError::Lost(lost));
+            }
             let left = self.setup.round_timeout.saturating_sub(start.elapsed());
             if left.is_zero() {
                 return Err(TransportError::Timeout {
@@ -286,7 +336,7 @@ impl Transport for ZenohTransport {
                 .recv_timeout(left.min(Duration::from_millis(50)))
                 .map_err(|error| other(&format!("receiving reports: {error}")))?;
             if let Some(sample) = sample {
-                self.keep(&sample);
+                self.keep(&sample, round);
             }
         }
     }

@@ -31,6 +31,25 @@ pub enum TransportError {
     Other(String),
 }
 
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::Lost(process) => write!(f, "process {process} is gone"),
+            TransportError::Timeout {
+                process,
+                round,
+                waited,
+            } => write!(
+                f,
+                "process {process} did not report round {round} within {waited:?}"
+            ),
+            TransportError::Other(what) => f.write_str(what),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {}
+
 /// Exchanges window reports between the processes of a partitioned bench.
 pub trait Transport: Send {
     /// The number of processes.
@@ -105,6 +124,14 @@ impl Pending {
         }
         let slots = self.rounds.remove(&round)?;
         Some(slots.into_iter().flatten().collect())
+    }
+
+    /// True if process `process`'s report of `round` has arrived.
+    pub(crate) fn has(&self, round: u64, process: usize) -> bool {
+        self.rounds
+            .get(&round)
+            .and_then(|slots| slots.get(process))
+            .is_some_and(Option::is_some)
     }
 
     /// The first process whose report of `round` is missing.

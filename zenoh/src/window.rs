@@ -72,8 +72,8 @@ pub(crate) struct Report {
 /// The end of the next window (exclusive), or `None` if no group has an
 /// event left or any outbound link.
 ///
-/// `reports[g]` is group `g`'s report of the round, whose messages are
-/// every message sent in the last window.
+/// `nexts[g]` is group `g`'s next event time as it reported it;
+/// `messages` are every message sent in the last window, by every group.
 pub(crate) fn next_window_end(
     plan: &Plan,
     nexts: &[Option<SimTime>],

@@ -15,11 +15,7 @@ use causim_zenoh::{Deployment, InMemory, Link, PartitionError, PartitionedBench,
 fn downlink_bench(lookahead: Duration) -> (PartitionedBench, Link<u64>) {
     let mut bench = PartitionedBench::new();
     let downlink = bench.link::<u64>("downlink", "space", "ground", lookahead);
-    bench.partition("space", move |p| {
-        let mut beacon = Beacon::new();
-        p.link_from(downlink, &mut beacon.out);
-        p.add_model(beacon, Mailbox::new(), "beacon");
-    });
+    beacon_in_space(&mut bench, downlink);
     bench.partition("ground", move |p| {
         let mailbox = Mailbox::new();
         p.link_to(downlink, Station::ports().receive, &mailbox);
@@ -39,6 +35,46 @@ fn host_error(bench: &PartitionedBench, deployment: &Deployment, process: usize)
 /// Two processes, space then ground.
 fn two() -> Deployment {
     Deployment::new([["space"], ["ground"]])
+}
+
+/// Runs process 0 of [`two`] from `benches[0]` and process 1 from
+/// `benches[1]`, in threads exchanging in memory, to `end`; returns each
+/// one's error, having checked that a runner stopped by an error refuses
+/// every later call.
+fn errors_of_two(benches: [&PartitionedBench; 2], end: SimTime) -> Vec<String> {
+    let transports = InMemory::connect(2, Duration::from_secs(20));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = transports
+            .into_iter()
+            .enumerate()
+            .map(|(process, transport)| {
+                let bench = benches[process];
+                scope.spawn(move || {
+                    let hosted = bench.host(&two(), process).unwrap();
+                    let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
+                    let error = runner.run_until(end).unwrap_err().to_string();
+                    let again = runner.run_until(end).unwrap_err();
+                    assert!(matches!(again, PartitionError::Stopped(_)), "{again}");
+                    error
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// Adds partition `space`: a beacon sending on `downlink`.
+fn beacon_in_space(bench: &mut PartitionedBench, downlink: Link<u64>) {
+    bench.partition("space", move |p| {
+        let mut beacon = Beacon::new();
+        p.link_from(downlink, &mut beacon.out);
+        p.add_model(beacon, Mailbox::new(), "beacon");
+    });
+}
+
+/// Fails unless `error` starts with `prefix`, showing it.
+fn assert_starts(error: &str, prefix: &str) {
+    assert!(error.starts_with(prefix), "{error}");
 }
 
 #[test]
@@ -210,40 +246,10 @@ fn a_failed_partition_stops_the_others_with_its_name_and_error() {
         p.link_to(downlink, Station::ports().receive, &mailbox);
         p.add_model(Station::new(), mailbox, "station");
     });
-    let deployment = two();
-    let transports = InMemory::connect(2, Duration::from_secs(20));
-    let errors: Vec<String> = std::thread::scope(|scope| {
-        let handles: Vec<_> = transports
-            .into_iter()
-            .enumerate()
-            .map(|(process, transport)| {
-                let (bench, deployment) = (&bench, &deployment);
-                scope.spawn(move || {
-                    let hosted = bench.host(deployment, process).unwrap();
-                    let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
-                    let error = runner
-                        .run_until(SimTime::from_secs(10))
-                        .unwrap_err()
-                        .to_string();
-                    let again = runner.run_until(SimTime::from_secs(11)).unwrap_err();
-                    assert!(matches!(again, PartitionError::Stopped(_)), "{again}");
-                    error
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    assert!(
-        errors[0].starts_with("partition `space`: "),
-        "{}",
-        errors[0]
-    );
+    let errors = errors_of_two([&bench, &bench], SimTime::from_secs(10));
+    assert_starts(&errors[0], "partition `space`: ");
     assert!(errors[0].contains("beacon"), "{}", errors[0]);
-    assert!(
-        errors[1].starts_with("partition `space` failed: "),
-        "{}",
-        errors[1]
-    );
+    assert_starts(&errors[1], "partition `space` failed: ");
     assert!(errors[1].contains("the beacon broke"), "{}", errors[1]);
 }
 
@@ -270,35 +276,9 @@ fn a_silent_process_is_reported_after_the_round_timeout() {
 fn a_process_running_another_bench_is_refused() {
     let (bench, _) = downlink_bench(Duration::from_millis(1));
     let (other, _) = downlink_bench(Duration::from_millis(2));
-    let transports = InMemory::connect(2, Duration::from_secs(20));
-    let errors: Vec<String> = std::thread::scope(|scope| {
-        let handles: Vec<_> = transports
-            .into_iter()
-            .enumerate()
-            .map(|(process, transport)| {
-                let bench = if process == 0 { &bench } else { &other };
-                scope.spawn(move || {
-                    let hosted = bench.host(&two(), process).unwrap();
-                    let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
-                    runner
-                        .run_until(SimTime::from_secs(1))
-                        .unwrap_err()
-                        .to_string()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    assert!(
-        errors[0].starts_with("partition `ground` runs another bench"),
-        "{}",
-        errors[0]
-    );
-    assert!(
-        errors[1].starts_with("partition `space` runs another bench"),
-        "{}",
-        errors[1]
-    );
+    let errors = errors_of_two([&bench, &other], SimTime::from_secs(1));
+    assert_starts(&errors[0], "partition `ground` runs another bench");
+    assert_starts(&errors[1], "partition `space` runs another bench");
 }
 
 #[test]
@@ -311,4 +291,75 @@ fn a_transport_for_another_process_is_refused() {
         "transport: the transport connects process 0 of 1, but the bench is hosted as process \
          1 of 2"
     );
+}
+
+#[test]
+fn a_delivery_to_a_model_of_another_partition_fails_and_the_others_are_told() {
+    let mut bench = PartitionedBench::new();
+    let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
+    let station = Mailbox::<Station>::new();
+    let address = station.address();
+    let station = std::sync::Mutex::new(Some(station));
+    bench.partition("space", move |p| {
+        let mut beacon = Beacon::new();
+        p.link_from(downlink, &mut beacon.out);
+        p.add_model(beacon, Mailbox::new(), "beacon");
+        // The station is wrongly added to `space`...
+        if let Some(mailbox) = station.lock().unwrap().take() {
+            p.add_model(Station::new(), mailbox, "station");
+        }
+    });
+    bench.partition("ground", move |p| {
+        // ... and the link delivered to it from `ground`.
+        p.link_to(downlink, Station::ports().receive, &address);
+    });
+    let errors = errors_of_two([&bench, &bench], SimTime::from_secs(5));
+    assert_starts(
+        &errors[1],
+        "link `downlink`: a message could not be delivered: ",
+    );
+    assert_starts(&errors[0], "partition `ground` failed: link `downlink`");
+}
+
+#[test]
+fn a_link_delivered_to_an_output_twice_is_refused() {
+    let mut bench = PartitionedBench::new();
+    let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
+    beacon_in_space(&mut bench, downlink);
+    bench.partition("ground", move |p| {
+        let station = Mailbox::new();
+        p.link_to_output(downlink, |out| {
+            out.connect(Station::ports().receive, &station)
+        });
+        p.link_to_output(downlink, |_| {});
+        p.add_model(Station::new(), station, "station");
+    });
+    assert_eq!(
+        host_error(&bench, &Deployment::single(), 0),
+        "link `downlink`: `link_to_output` called twice in partition `ground`: connect every \
+         target in one call"
+    );
+}
+
+#[test]
+fn a_link_delivered_to_an_output_reaches_every_target_it_connects() {
+    let mut bench = PartitionedBench::new();
+    let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
+    beacon_in_space(&mut bench, downlink);
+    let heard = EventQueue::new();
+    let sink = heard.clone();
+    bench.partition("ground", move |p| {
+        let station = Mailbox::new();
+        p.link_to_output(downlink, |out| {
+            out.map_connect(|n| n * 10, Station::ports().receive, &station);
+            out.connect_sink(&sink);
+        });
+        let mut model = Station::new();
+        model.heard.connect_sink(&sink);
+        p.add_model(model, station, "station");
+    });
+    let hosted = bench.host(&Deployment::single(), 0).unwrap();
+    let mut runner = hosted.init(SimTime::ZERO, Solo).unwrap();
+    runner.run_until(SimTime::from_millis(2_001)).unwrap();
+    assert_eq!(heard.take_all(), vec![1, 10, 2, 20]);
 }

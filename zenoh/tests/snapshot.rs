@@ -155,8 +155,8 @@ fn random_and_cut_bytes_are_errors_not_panics() {
         let logs = Logs::default();
         let hosted = bench(1, 4, &logs).host(&deployment(2), 0).unwrap();
         let mut transports = InMemory::connect(2, Duration::from_millis(1));
-        // A corruption may go unnoticed only where the CRC does not reach
-        // (never, here) — so every one is an error.
+        // The header and the simulation's snapshot each have a CRC-32: every
+        // corruption is an error.
         assert!(hosted
             .restore(bytes.as_slice(), transports.swap_remove(0))
             .is_err());

@@ -12,13 +12,12 @@
 mod random_bench;
 
 use std::collections::BTreeMap;
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use causim::prelude::*;
-use causim_zenoh::{PartitionError, Solo, ZenohSetup, ZenohTransport};
+use causim_zenoh::{free_loopback_ports, PartitionError, Solo, ZenohSetup, ZenohTransport};
 use random_bench::{bench, deployment, drive, first_difference, Line, Logs, END};
 
 /// The longest a test waits for its processes.
@@ -26,13 +25,7 @@ const DEADLINE: Duration = Duration::from_secs(120);
 
 /// `n` free loopback ports.
 fn free_ports(n: usize) -> Vec<u16> {
-    let listeners: Vec<TcpListener> = (0..n)
-        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a loopback port"))
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().expect("bound").port())
-        .collect()
+    free_loopback_ports(n).expect("loopback ports")
 }
 
 /// The Zenoh setup of process `index` of `ports.len()` in run `prefix`.
@@ -238,5 +231,9 @@ fn a_killed_process_is_reported_by_the_others_naming_its_partitions() {
     );
     assert!(!outs[1].exists(), "the killed process wrote nothing");
     eprintln!("{survivor} (after {:?})", start.elapsed());
-    assert!(start.elapsed() < DEADLINE, "reported in bounded time");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "reported without waiting for the round timeout (60 s): {:?}",
+        start.elapsed()
+    );
 }

@@ -24,7 +24,6 @@
 //! window, and the ratio to direct. `--only ROW:WAY` (`stream:single`)
 //! runs one of them, for a profiler.
 
-use std::net::TcpListener;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -211,8 +210,8 @@ fn two(row: Row, open: impl Fn(usize) -> Box<dyn Transport> + Sync) -> Outcome {
 
 /// Two free loopback ports.
 fn ports() -> [u16; 2] {
-    let listeners = [0, 1].map(|_| TcpListener::bind("127.0.0.1:0").expect("a port"));
-    listeners.map(|l| l.local_addr().expect("bound").port())
+    let ports = causim_zenoh::free_loopback_ports(2).expect("loopback ports");
+    [ports[0], ports[1]]
 }
 
 fn main() -> ExitCode {
