@@ -20,21 +20,15 @@ use crate::transport::Transport;
 pub struct Hosted {
     /// The process's bench.
     init: SimInit,
-    /// What every process agreed on.
-    plan: Arc<Plan>,
-    /// This process's index in the deployment.
-    group: usize,
-    /// The sending ends of links in this process: link index and capture.
-    captures: Vec<(usize, Captured)>,
-    /// The receiving ends, by link (empty for links received elsewhere).
-    deliveries: Vec<Vec<Deliver>>,
+    /// What its runner needs besides.
+    parts: Parts,
 }
 
 impl std::fmt::Debug for Hosted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hosted")
-            .field("process", &self.group)
-            .field("partitions", &self.plan.group_names(self.group))
+            .field("process", &self.parts.group)
+            .field("partitions", &self.partitions())
             .finish_non_exhaustive()
     }
 }
@@ -48,13 +42,13 @@ impl Hosted {
         captures: Vec<(usize, Captured)>,
         deliveries: Vec<Vec<Deliver>>,
     ) -> Self {
-        Hosted {
-            init,
+        let parts = Parts {
             plan,
             group,
             captures,
             deliveries,
-        }
+        };
+        Hosted { init, parts }
     }
 
     /// The process's bench as built, for its topology.
@@ -64,7 +58,7 @@ impl Hosted {
 
     /// The partitions this process hosts.
     pub fn partitions(&self) -> Vec<String> {
-        self.plan.group_names(self.group)
+        self.parts.plan.group_names(self.parts.group)
     }
 
     /// Starts the bench at `start` (every process must give the same time)
@@ -75,7 +69,7 @@ impl Hosted {
         transport: impl Transport + 'static,
     ) -> Result<PartitionRunner, PartitionError> {
         self.check_transport(&transport)?;
-        let (init, parts) = self.split();
+        let Hosted { init, parts } = self;
         let simulation = init
             .init(start)
             .map_err(|error| PartitionError::Simulation {
@@ -94,8 +88,8 @@ impl Hosted {
         transport: impl Transport + 'static,
     ) -> Result<PartitionRunner, PartitionError> {
         self.check_transport(&transport)?;
-        let sequences = read_header(&self.plan, self.group, &mut snapshot)?;
-        let (init, parts) = self.split();
+        let sequences = read_header(&self.parts.plan, self.parts.group, &mut snapshot)?;
+        let Hosted { init, parts } = self;
         let simulation = init.restore(snapshot).map_err(PartitionError::Restore)?;
         let mut runner = parts.runner(simulation, transport);
         runner.set_sequences(sequences);
@@ -104,7 +98,7 @@ impl Hosted {
 
     /// The transport's place matches this process's.
     fn check_transport(&self, transport: &impl Transport) -> Result<(), PartitionError> {
-        let (processes, index) = (self.plan.groups.len(), self.group);
+        let (processes, index) = (self.parts.plan.groups.len(), self.parts.group);
         if transport.processes() != processes || transport.index() != index {
             return Err(PartitionError::Transport(format!(
                 "the transport connects process {} of {}, but the bench is hosted as process \
@@ -115,17 +109,6 @@ impl Hosted {
         }
         Ok(())
     }
-
-    /// The bench, and what the runner needs besides.
-    fn split(self) -> (SimInit, Parts) {
-        let parts = Parts {
-            plan: self.plan,
-            group: self.group,
-            captures: self.captures,
-            deliveries: self.deliveries,
-        };
-        (self.init, parts)
-    }
 }
 
 /// What the runner needs besides the simulation.
@@ -134,9 +117,9 @@ struct Parts {
     plan: Arc<Plan>,
     /// This process's index.
     group: usize,
-    /// The sending ends.
+    /// The sending ends of links in this process: link index and capture.
     captures: Vec<(usize, Captured)>,
-    /// The receiving ends, by link.
+    /// The receiving ends, by link (empty for links received elsewhere).
     deliveries: Vec<Vec<Deliver>>,
 }
 

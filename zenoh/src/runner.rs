@@ -50,6 +50,9 @@ pub struct PartitionRunner {
     simulation: Simulation,
     /// What every process agreed on.
     plan: Arc<Plan>,
+    /// Its digest, carried and checked in every report (computed once:
+    /// it formats the whole declaration).
+    digest: u64,
     /// This process's index.
     group: usize,
     /// The sending ends in this process: link index and capture.
@@ -92,6 +95,7 @@ impl PartitionRunner {
         let links = plan.links.len();
         PartitionRunner {
             simulation,
+            digest: plan.digest(),
             plan,
             group,
             captures,
@@ -274,7 +278,7 @@ impl PartitionRunner {
     fn send_round(&mut self, body: Body) -> Result<Vec<Report>, PartitionError> {
         let round = self.round;
         let own = Report {
-            plan: self.plan.digest(),
+            plan: self.digest,
             round,
             group: self.group as u32,
             body,
@@ -313,7 +317,7 @@ impl PartitionRunner {
                 self.plan.group_names(group)
             ))
         })?;
-        if report.plan != self.plan.digest() {
+        if report.plan != self.digest {
             return Err(PartitionError::Mismatch {
                 partitions: self.plan.group_names(group),
             });

@@ -91,15 +91,16 @@ fn a_link_without_lookahead_is_refused_naming_its_ports() {
         .contains("from ports in another process to `Station.receive`"));
 }
 
-#[test]
-fn an_event_connection_across_partitions_is_refused_naming_its_ports() {
+/// A beacon in `space` whose `wire` connects it directly to the mailbox
+/// of a station in `ground`, without a link.
+fn directly_wired(wire: fn(&mut Beacon, &Address<Station>)) -> PartitionedBench {
     let mut bench = PartitionedBench::new();
     let station = Mailbox::<Station>::new();
     let address = station.address();
     let station = std::sync::Mutex::new(Some(station));
     bench.partition("space", move |p| {
         let mut beacon = Beacon::new();
-        beacon.out.connect(Station::ports().receive, &address);
+        wire(&mut beacon, &address);
         p.add_model(beacon, Mailbox::new(), "beacon");
     });
     bench.partition("ground", move |p| {
@@ -107,6 +108,13 @@ fn an_event_connection_across_partitions_is_refused_naming_its_ports() {
             p.add_model(Station::new(), mailbox, "station");
         }
     });
+    bench
+}
+
+#[test]
+fn an_event_connection_across_partitions_is_refused_naming_its_ports() {
+    let bench =
+        directly_wired(|beacon, station| beacon.out.connect(Station::ports().receive, station));
     assert_eq!(
         host_error(&bench, &Deployment::single(), 0),
         "the event connection from `beacon.out` to `station.receive` crosses partitions \
@@ -117,24 +125,11 @@ fn an_event_connection_across_partitions_is_refused_naming_its_ports() {
 
 #[test]
 fn a_request_across_partitions_is_refused_naming_its_ports() {
-    let mut bench = PartitionedBench::new();
-    let station = Mailbox::<Station>::new();
-    let address = station.address();
-    let station = std::sync::Mutex::new(Some(station));
-    bench.partition("space", move |p| {
-        let mut beacon = Beacon::new();
-        beacon.ask.connect(Station::ports().total, &address);
-        p.add_model(beacon, Mailbox::new(), "beacon");
-    });
-    bench.partition("ground", move |p| {
-        if let Some(mailbox) = station.lock().unwrap().take() {
-            p.add_model(Station::new(), mailbox, "station");
-        }
-    });
-    let deployment = Deployment::new([["space"], ["ground"]]);
+    let bench =
+        directly_wired(|beacon, station| beacon.ask.connect(Station::ports().total, station));
     // In the process of `space`, the station is not there at all.
     assert_eq!(
-        host_error(&bench, &deployment, 0),
+        host_error(&bench, &two(), 0),
         "the request connection from `beacon.ask` to `Station.total` crosses partitions \
          without a link: it would need an immediate reply; connect the two through a link \
          with a lookahead"
