@@ -43,6 +43,9 @@ struct ReceivingEnd {
     deliveries: Vec<Deliver>,
     /// Those inputs, `Type.port`, for error messages.
     ports: Vec<String>,
+    /// The path of each input's model, once added to the bench (read when
+    /// the partitions are built: `link_to` may come before `add_model`).
+    targets: Vec<Box<dyn Fn() -> Option<String>>>,
 }
 
 /// Builds the partitions one process hosts into its bench.
@@ -161,9 +164,10 @@ impl PartitionBuilder {
     }
 
     /// Connects `link` to the input `port` of the model at `address` (of
-    /// this partition): each message is delivered to it at its arrival
-    /// time, as a bench event. Several inputs may receive one link, in the
-    /// order connected.
+    /// this partition: a model of another is refused when the bench is
+    /// hosted): each message is delivered to it at its arrival time, as a
+    /// bench event. Several inputs may receive one link, in the order
+    /// connected.
     pub fn link_to<T, P>(
         &mut self,
         link: Link<T>,
@@ -179,10 +183,13 @@ impl PartitionBuilder {
         }
         let input = InputRef::new(port, address);
         let name = format!("{}.{}", short_type::<P::Model>(), input.port().name());
+        let target = input.address().clone();
         let end = &mut self.receiving[link.index];
         end.deliveries
             .push(deliver_to(input.port(), input.address()));
         end.ports.push(name);
+        end.targets
+            .push(Box::new(move || target.name().map(str::to_owned)));
         self
     }
 
@@ -274,6 +281,7 @@ impl PartitionBuilder {
             .expect("the builder always holds its bench");
         let topology = init.topology();
         self.check_ends(group, &topology)?;
+        self.check_targets()?;
         self.check_crossings(&topology)?;
         let captures = self
             .sending
@@ -319,16 +327,55 @@ impl PartitionBuilder {
         Ok(())
     }
 
+    /// Every input a link is delivered to is of a model of the link's
+    /// receiving partition (in one process a model of another partition
+    /// would receive it; split, it would not be there).
+    fn check_targets(&self) -> Result<(), PartitionError> {
+        for (index, end) in self.receiving.iter().enumerate() {
+            let link = &self.plan.links[index];
+            for (port, target) in end.ports.iter().zip(&end.targets) {
+                let path = target();
+                let owner = path.as_deref().and_then(|path| self.owner_of(path));
+                if owner == Some(link.to) {
+                    continue;
+                }
+                let whose = match (path, owner) {
+                    (Some(path), Some(owner)) => format!(
+                        "of `{path}`, a model of partition `{}`",
+                        self.plan.partitions[owner]
+                    ),
+                    (Some(path), None) => format!(
+                        "of `{path}`, a model of no partition (added through `map_init`, or to \
+                         another bench)"
+                    ),
+                    (None, _) => "of a model never added to the bench in this process".to_owned(),
+                };
+                return Err(PartitionError::Link {
+                    link: link.name.clone(),
+                    problem: format!(
+                        "delivered to `{port}` {whose}: `link_to` must name an input of a model \
+                         of partition `{}`, which receives the link",
+                        self.plan.partitions[link.to]
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The partition of the model or composite at `path`, by its top-level
+    /// name.
+    fn owner_of(&self, path: &str) -> Option<usize> {
+        let top = path.split('/').next().unwrap_or(path);
+        self.owners.get(top).copied()
+    }
+
     /// No connection between models of two partitions, nor to a model
     /// never added (in a partitioned bench, most likely one of another
     /// process).
     fn check_crossings(&self, topology: &Topology) -> Result<(), PartitionError> {
         let models = topology.models();
-        let owner = |model: usize| {
-            let path = &models[model].path;
-            let top = path.split('/').next().unwrap_or(path);
-            self.owners.get(top).copied()
-        };
+        let owner = |model: usize| self.owner_of(&models[model].path);
         for connection in topology.connections() {
             let Endpoint::Port { model: from, .. } = connection.from else {
                 continue;

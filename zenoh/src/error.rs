@@ -57,10 +57,9 @@ pub enum PartitionError {
         /// serde's message.
         message: String,
     },
-    /// A link message could not be scheduled on its input (the input's
-    /// model is not in this process's bench, or its arrival time has
-    /// passed: the processes did not start at the same time, or restored
-    /// snapshots of different saves).
+    /// A link message could not be scheduled on its input (the kernel
+    /// refused the bench event: a model of another partition is refused
+    /// when the process is hosted, so this is the kernel's own reason).
     Delivery {
         /// The link.
         link: String,
@@ -102,6 +101,18 @@ pub enum PartitionError {
     Mismatch {
         /// The partitions of the other process.
         partitions: Vec<String>,
+    },
+    /// Another process is not where this one is: it started at another
+    /// time, restored another save, called `run_until` with another end,
+    /// or `save` where this one runs (every process must make the same
+    /// calls). Every process sees it in the same round and stops.
+    OutOfStep {
+        /// The partitions of the other process.
+        partitions: Vec<String>,
+        /// Where the other process is (its time and call).
+        theirs: String,
+        /// Where this process is.
+        ours: String,
     },
     /// The transport failed (opening a session, a malformed report).
     Transport(String),
@@ -177,6 +188,18 @@ impl fmt::Display for PartitionError {
                 "{} {} another bench or deployment (partitions, links or lookaheads differ)",
                 subject(partitions),
                 if partitions.len() == 1 { "runs" } else { "run" }
+            ),
+            PartitionError::OutOfStep {
+                partitions,
+                theirs,
+                ours,
+            } => write!(
+                f,
+                "{} {} out of step with this process: {theirs}, where this process is {ours}; \
+                 every process starts at the same time and makes the same calls (`run_until` \
+                 with the same end, `save` after the same `run_until`)",
+                subject(partitions),
+                verb(partitions)
             ),
             PartitionError::Transport(what) => write!(f, "transport: {what}"),
             PartitionError::Save(error) => write!(f, "save: {error}"),

@@ -61,8 +61,10 @@ impl Hosted {
         self.parts.plan.group_names(self.parts.group)
     }
 
-    /// Starts the bench at `start` (every process must give the same time)
-    /// and returns its runner, exchanging over `transport`.
+    /// Starts the bench at `start` and returns its runner, exchanging over
+    /// `transport`. Every process gives the same time: one that does not
+    /// stops them all with [`PartitionError::OutOfStep`] at the first
+    /// round.
     pub fn init(
         self,
         start: SimTime,

@@ -5,12 +5,17 @@
 //! 1. take the link messages the partitions sent since the last round
 //!    (numbered per link in the order each capture received them) and the
 //!    next event time;
-//! 2. exchange reports with every process (the exchange is the barrier);
+//! 2. exchange reports with every process (the exchange is the barrier),
+//!    each saying where its process is (time and call), which must be
+//!    where this one is;
 //! 3. schedule the messages due to this process's inputs, in the order
 //!    fixed by their senders, at their arrival times;
 //! 4. compute the next window end `W` from all reports (see
 //!    [`window`](crate::window)), the same in every process, and run every
-//!    event before `W`.
+//!    event before `W`;
+//! 5. once `W` is past the call's end, run to the end and exchange once
+//!    more, so that the call returns with every message sent by its end
+//!    scheduled (what the bench's code schedules next comes after them).
 //!
 //! Delivery does not depend on where the windows fall: a message is
 //! scheduled before its arrival time whatever the windows, and messages
@@ -30,7 +35,7 @@ use crate::header::write_header;
 use crate::link::{take, Captured, Deliver, DeliveryFailure};
 use crate::plan::Plan;
 use crate::transport::{Transport, TransportError};
-use crate::window::{next_window_end, Body, Report, Wire};
+use crate::window::{next_window_end, Body, Call, Pace, Report, Wire};
 
 /// Counts of what a runner did, for benchmarks and progress.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -134,8 +139,9 @@ impl PartitionRunner {
     ///
     /// An error stops every process: a failed simulation here is reported
     /// to the others (which return [`PartitionError::PeerFailed`]); a
-    /// process gone or silent is reported by name. After an error, every
-    /// call returns [`PartitionError::Stopped`].
+    /// process gone or silent is reported by name, one called with another
+    /// `end` or at another time as [`PartitionError::OutOfStep`]. After an
+    /// error, every call returns [`PartitionError::Stopped`].
     pub fn run_until(&mut self, end: SimTime) -> Result<(), PartitionError> {
         self.check_usable()?;
         let result = self.windows_until(end);
@@ -160,7 +166,7 @@ impl PartitionRunner {
 
     /// The save's exchange, header and snapshot.
     fn save_after_exchange(&mut self, writer: &mut impl Write) -> Result<(), PartitionError> {
-        self.exchange()?;
+        self.exchange(Call::Save)?;
         let header = write_header(&self.plan, self.group, &self.sequences);
         writer.write_all(&header).map_err(PartitionError::Io)?;
         self.simulation.save(writer).map_err(PartitionError::Save)
@@ -188,7 +194,10 @@ impl PartitionRunner {
         }
     }
 
-    /// The windows up to `end`.
+    /// The windows up to `end`, then a last exchange at `end`: every link
+    /// message sent by then is scheduled before the call returns, in every
+    /// deployment, so that bench events the bench's code schedules before
+    /// the next call come after them wherever the windows fell.
     fn windows_until(&mut self, end: SimTime) -> Result<(), PartitionError> {
         let now = self.simulation.time();
         if end < now {
@@ -198,7 +207,7 @@ impl PartitionRunner {
             }));
         }
         loop {
-            let window_end = self.exchange()?;
+            let window_end = self.exchange(Call::RunUntil(end))?;
             match window_end {
                 Some(w) if w <= end => {
                     let last = SimTime::from_nanos(w.as_nanos() - 1);
@@ -210,7 +219,10 @@ impl PartitionRunner {
                     }
                     self.step_until(last)?;
                 }
-                _ => return self.step_until(end),
+                _ => {
+                    self.step_until(end)?;
+                    return self.exchange(Call::RunUntil(end)).map(drop);
+                }
             }
         }
     }
@@ -222,23 +234,37 @@ impl PartitionRunner {
             .map_err(|error| self.simulation_error(error))
     }
 
-    /// One round: reports, exchanges, schedules what arrives here, and
-    /// returns the next window's end.
-    fn exchange(&mut self) -> Result<Option<SimTime>, PartitionError> {
+    /// One round of `call`: reports, exchanges, schedules what arrives
+    /// here, and returns the next window's end.
+    fn exchange(&mut self, call: Call) -> Result<Option<SimTime>, PartitionError> {
         let messages = self.take_sent()?;
+        let pace = Pace {
+            now: self.simulation.time(),
+            call,
+        };
         let next = self.simulation.next_event_time();
-        let reports = self.send_round(Body::Window { next, messages })?;
+        let reports = self.send_round(Body::Window {
+            pace,
+            next,
+            messages,
+        })?;
         let mut nexts = Vec::with_capacity(reports.len());
         let mut all = Vec::new();
         for report in reports {
+            let group = report.group as usize;
             match report.body {
-                Body::Window { next, messages } => {
+                Body::Window {
+                    pace: theirs,
+                    next,
+                    messages,
+                } => {
+                    self.check_pace(group, theirs, pace)?;
                     nexts.push(next);
                     all.extend(messages);
                 }
                 Body::Failed(message) => {
                     return Err(PartitionError::PeerFailed {
-                        partitions: self.plan.group_names(report.group as usize),
+                        partitions: self.plan.group_names(group),
                         message,
                     })
                 }
@@ -247,6 +273,21 @@ impl PartitionRunner {
         self.deliver(&all)?;
         self.stats.rounds += 1;
         Ok(next_window_end(&self.plan, &nexts, &all))
+    }
+
+    /// Fails if process `group`, reporting `theirs`, is not where this
+    /// one is (`ours`): it started at another time, or called `run_until`
+    /// with another end, or `save` where this one runs. Every process sees
+    /// every report, so all of them stop at the same round.
+    fn check_pace(&self, group: usize, theirs: Pace, ours: Pace) -> Result<(), PartitionError> {
+        if theirs == ours {
+            return Ok(());
+        }
+        Err(PartitionError::OutOfStep {
+            partitions: self.plan.group_names(group),
+            theirs: theirs.to_string(),
+            ours: ours.to_string(),
+        })
     }
 
     /// The messages the captures received, numbered per link.

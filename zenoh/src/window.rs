@@ -42,11 +42,43 @@ impl Wire {
     }
 }
 
+/// The runner call a round belongs to. Every process makes the same
+/// calls, so in every round all are in the same call and at the same time
+/// (each window ends at the same time everywhere): a report saying
+/// otherwise comes from a process out of step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Call {
+    /// `run_until(end)`.
+    RunUntil(SimTime),
+    /// `save`.
+    Save,
+}
+
+/// Where a process is: its simulation time and its call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Pace {
+    /// Its simulation time when it reported.
+    pub(crate) now: SimTime,
+    /// The call it is in.
+    pub(crate) call: Call,
+}
+
+impl std::fmt::Display for Pace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.call {
+            Call::RunUntil(end) => write!(f, "at {}, running until {end}", self.now),
+            Call::Save => write!(f, "at {}, saving", self.now),
+        }
+    }
+}
+
 /// What a process says at the end of a window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Body {
     /// Its next event time and the messages its partitions sent.
     Window {
+        /// Where it is: the same for every process.
+        pace: Pace,
         /// Its earliest scheduled event, if any.
         next: Option<SimTime>,
         /// The link messages sent in the window.

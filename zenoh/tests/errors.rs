@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use beacon::{Beacon, Station};
 use causim::prelude::*;
-use causim_zenoh::{Deployment, InMemory, Link, PartitionError, PartitionedBench, Solo};
+use causim_zenoh::{
+    Deployment, InMemory, Link, PartitionError, PartitionRunner, PartitionedBench, Solo,
+};
 
 /// A beacon in `space` linked to a station in `ground` with `lookahead`.
 fn downlink_bench(lookahead: Duration) -> (PartitionedBench, Link<u64>) {
@@ -42,7 +44,22 @@ fn two() -> Deployment {
 /// one's error, having checked that a runner stopped by an error refuses
 /// every later call.
 fn errors_of_two(benches: [&PartitionedBench; 2], end: SimTime) -> Vec<String> {
+    errors_of_two_doing(benches, [SimTime::ZERO; 2], |_, runner| {
+        runner.run_until(end)
+    })
+}
+
+/// Starts process `p` of [`two`] from `benches[p]` at `starts[p]`, in
+/// threads exchanging in memory, and has it `act`; returns each one's
+/// error, having checked that a runner stopped by an error refuses every
+/// later call.
+fn errors_of_two_doing(
+    benches: [&PartitionedBench; 2],
+    starts: [SimTime; 2],
+    act: impl Fn(usize, &mut PartitionRunner) -> Result<(), PartitionError> + Sync,
+) -> Vec<String> {
     let transports = InMemory::connect(2, Duration::from_secs(20));
+    let act = &act;
     std::thread::scope(|scope| {
         let handles: Vec<_> = transports
             .into_iter()
@@ -51,9 +68,9 @@ fn errors_of_two(benches: [&PartitionedBench; 2], end: SimTime) -> Vec<String> {
                 let bench = benches[process];
                 scope.spawn(move || {
                     let hosted = bench.host(&two(), process).unwrap();
-                    let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
-                    let error = runner.run_until(end).unwrap_err().to_string();
-                    let again = runner.run_until(end).unwrap_err();
+                    let mut runner = hosted.init(starts[process], transport).unwrap();
+                    let error = act(process, &mut runner).unwrap_err().to_string();
+                    let again = runner.run_until(SimTime::MAX).unwrap_err();
                     assert!(matches!(again, PartitionError::Stopped(_)), "{again}");
                     error
                 })
@@ -276,6 +293,70 @@ fn a_process_running_another_bench_is_refused() {
     assert_starts(&errors[1], "partition `space` runs another bench");
 }
 
+/// Runs [`two`] processes of the downlink bench from `starts`, each doing
+/// `act`, and checks that each stops out of step with the other, process
+/// `p` reporting where it is as `paces[p]`.
+fn assert_out_of_step(
+    starts: [SimTime; 2],
+    act: impl Fn(usize, &mut PartitionRunner) -> Result<(), PartitionError> + Sync,
+    paces: [&str; 2],
+) {
+    let (bench, _) = downlink_bench(Duration::from_millis(1));
+    let errors = errors_of_two_doing([&bench, &bench], starts, act);
+    let expected = |other: &str, theirs: &str, ours: &str| {
+        format!(
+            "partition `{other}` is out of step with this process: {theirs}, where this process \
+             is {ours}; every process starts at the same time and makes the same calls \
+             (`run_until` with the same end, `save` after the same `run_until`)"
+        )
+    };
+    assert_eq!(errors[0], expected("ground", paces[1], paces[0]));
+    assert_eq!(errors[1], expected("space", paces[0], paces[1]));
+}
+
+#[test]
+fn processes_started_at_different_times_are_out_of_step() {
+    assert_out_of_step(
+        [SimTime::ZERO, SimTime::from_secs(1)],
+        |_, runner| runner.run_until(SimTime::from_secs(10)),
+        [
+            "at 0.000000000s, running until 10.000000000s",
+            "at 1.000000000s, running until 10.000000000s",
+        ],
+    );
+}
+
+#[test]
+fn processes_running_until_different_ends_are_out_of_step() {
+    assert_out_of_step(
+        [SimTime::ZERO; 2],
+        |process, runner| runner.run_until(SimTime::from_secs(5 + process as u64)),
+        [
+            "at 0.000000000s, running until 5.000000000s",
+            "at 0.000000000s, running until 6.000000000s",
+        ],
+    );
+}
+
+#[test]
+fn a_process_saving_where_another_runs_is_out_of_step() {
+    assert_out_of_step(
+        [SimTime::ZERO; 2],
+        |process, runner| {
+            // In step to 2 s, then space saves while ground runs on.
+            runner.run_until(SimTime::from_secs(2))?;
+            match process {
+                0 => runner.save(Vec::new()),
+                _ => runner.run_until(SimTime::from_secs(3)),
+            }
+        },
+        [
+            "at 2.000000000s, saving",
+            "at 2.000000000s, running until 3.000000000s",
+        ],
+    );
+}
+
 #[test]
 fn a_transport_for_another_process_is_refused() {
     let (bench, _) = downlink_bench(Duration::from_millis(1));
@@ -288,8 +369,9 @@ fn a_transport_for_another_process_is_refused() {
     );
 }
 
-#[test]
-fn a_delivery_to_a_model_of_another_partition_fails_and_the_others_are_told() {
+/// A bench whose link to `ground` is delivered to a station wrongly added
+/// to `space` (its mailbox shared between the two partition functions).
+fn misdelivered_bench() -> PartitionedBench {
     let mut bench = PartitionedBench::new();
     let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
     let station = Mailbox::<Station>::new();
@@ -308,12 +390,30 @@ fn a_delivery_to_a_model_of_another_partition_fails_and_the_others_are_told() {
         // ... and the link delivered to it from `ground`.
         p.link_to(downlink, Station::ports().receive, &address);
     });
-    let errors = errors_of_two([&bench, &bench], SimTime::from_secs(5));
-    assert_starts(
-        &errors[1],
-        "link `downlink`: a message could not be delivered: ",
+    bench
+}
+
+#[test]
+fn a_link_delivered_to_a_model_of_another_partition_is_refused() {
+    let rule = "`link_to` must name an input of a model of partition `ground`, which receives \
+                the link";
+    // In one process the station is there, in the wrong partition.
+    assert_eq!(
+        host_error(&misdelivered_bench(), &Deployment::single(), 0),
+        format!(
+            "link `downlink`: delivered to `Station.receive` of `station`, a model of partition \
+             `space`: {rule}"
+        )
     );
-    assert_starts(&errors[0], "partition `ground` failed: link `downlink`");
+    // Split, the process hosting `ground` does not have it.
+    assert_eq!(
+        host_error(&misdelivered_bench(), &two(), 1),
+        format!(
+            "link `downlink`: delivered to `Station.receive` of a model never added to the bench \
+             in this process: {rule}"
+        )
+    );
+    assert!(misdelivered_bench().host(&two(), 0).is_ok());
 }
 
 #[test]

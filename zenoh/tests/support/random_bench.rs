@@ -26,6 +26,10 @@ pub type Line = (u64, u64, u64);
 /// Every node's log, by node path (filled by whichever process hosts it).
 pub type Logs = Arc<Mutex<std::collections::BTreeMap<String, Vec<Line>>>>;
 
+/// Every node's address, by node path (filled by whichever process hosts
+/// it), for the bench events a test schedules between two runs.
+pub type Addresses = Arc<Mutex<BTreeMap<String, Address<Node>>>>;
+
 /// SplitMix64: a small, portable generator for the bench's shape.
 pub struct Mix(pub u64);
 
@@ -184,6 +188,16 @@ pub fn partition_names(partitions: usize) -> Vec<String> {
 
 /// The bench of `seed` with `partitions` partitions, logging into `logs`.
 pub fn bench(seed: u64, partitions: usize, logs: &Logs) -> PartitionedBench {
+    bench_with_addresses(seed, partitions, logs, &Addresses::default())
+}
+
+/// [`bench`], noting each hosted node's address in `addresses`.
+pub fn bench_with_addresses(
+    seed: u64,
+    partitions: usize,
+    logs: &Logs,
+    addresses: &Addresses,
+) -> PartitionedBench {
     let shape = Arc::new(shape(seed, partitions));
     let names = partition_names(partitions);
     let mut bench = PartitionedBench::new();
@@ -203,6 +217,7 @@ pub fn bench(seed: u64, partitions: usize, logs: &Logs) -> PartitionedBench {
     let links = Arc::new(links);
     for (p, name) in names.iter().enumerate() {
         let (shape, links, logs) = (shape.clone(), links.clone(), logs.clone());
+        let registry = addresses.clone();
         bench.partition(name.clone(), move |b| {
             let mailboxes: Vec<Mailbox<Node>> = (0..shape.nodes).map(|_| Mailbox::new()).collect();
             for (k, mailbox) in mailboxes.iter().enumerate() {
@@ -215,6 +230,10 @@ pub fn bench(seed: u64, partitions: usize, logs: &Logs) -> PartitionedBench {
             let addresses: Vec<Address<Node>> = mailboxes.iter().map(Mailbox::address).collect();
             for (k, mailbox) in mailboxes.into_iter().enumerate() {
                 let path = format!("n{p}_{k}");
+                registry
+                    .lock()
+                    .unwrap()
+                    .insert(path.clone(), addresses[k].clone());
                 let mut node = Node {
                     local: Output::new(),
                     remote: Output::new(),
@@ -267,6 +286,45 @@ pub fn drive(runner: &mut PartitionRunner) -> WindowStats {
             .run_until(SimTime::from_nanos(end))
             .expect("the run succeeds");
     }
+    runner.stats()
+}
+
+/// Runs `runner` to each end of [`END`], and between the two schedules
+/// bench events for the nodes it hosts (from `addresses`) at times drawn
+/// from `seed`, in the span where link messages arrive too.
+pub fn drive_with_bench_events(
+    runner: &mut PartitionRunner,
+    addresses: &Addresses,
+    seed: u64,
+) -> WindowStats {
+    runner
+        .run_until(SimTime::from_nanos(END[0]))
+        .expect("the run succeeds");
+    let hosted = runner.partitions();
+    let scheduler = runner.simulation().scheduler();
+    for (path, address) in addresses.lock().unwrap().iter() {
+        // `n{p}_{k}` is in partition `p{p}`.
+        let partition = format!("p{}", &path[1..path.find('_').expect("n{p}_{k}")]);
+        if !hosted.contains(&partition) {
+            continue;
+        }
+        let mut rng = Mix(path.bytes().fold(seed, |h, b| mix(h, u64::from(b))));
+        for t in END[0] + 1..END[0] + 60 {
+            if rng.below(3) == 0 {
+                let msg = Msg {
+                    value: rng.next(),
+                    ttl: 3,
+                };
+                let event = Event::new(Node::ports().receive, msg, address);
+                scheduler
+                    .schedule_event(SimTime::from_nanos(t), event)
+                    .expect("a node of this process, in the future");
+            }
+        }
+    }
+    runner
+        .run_until(SimTime::from_nanos(END[1]))
+        .expect("the run succeeds");
     runner.stats()
 }
 
