@@ -311,13 +311,16 @@ impl Transport for ZenohTransport {
             .insert(processes, round, self.setup.index, report);
         let start = Instant::now();
         loop {
-            // Reports first: a process that reported and then left (at the
-            // end of a run) is not lost for this round.
+            // Departures seen first, then the reports: a process that
+            // reported and then left (at the end of a run) had its report
+            // queued before its departure, so it is not lost for this
+            // round (read the other way round, a report arriving between
+            // the two reads would be missed and its sender called lost).
+            self.note_departures()?;
             self.drain_reports(round)?;
             if let Some(all) = self.pending.complete(round) {
                 return Ok(all);
             }
-            self.note_departures()?;
             if let Some(lost) =
                 (0..processes).find(|&p| self.gone[p] && !self.pending.has(round, p))
             {
