@@ -152,9 +152,10 @@ impl PartitionedBench {
     /// Checks the declaration (names, links' partitions, the deployment),
     /// then runs the hosted partitions' functions in declaration order,
     /// then checks what they built: every link end connected where it
-    /// belongs, every lookahead positive, no connection crossing
-    /// partitions outside a link. Each error names the partition, link and
-    /// ports.
+    /// belongs, every link delivered to models of its receiving partition,
+    /// every lookahead positive, no connection crossing partitions outside
+    /// a link, no top-level name added by two partitions. Each error names
+    /// the partition, link and ports.
     pub fn host(&self, deployment: &Deployment, process: usize) -> Result<Hosted, PartitionError> {
         let plan = Arc::new(self.plan(deployment)?);
         if process >= plan.groups.len() {

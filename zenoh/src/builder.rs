@@ -235,8 +235,19 @@ impl PartitionBuilder {
     }
 
     /// Notes that top-level name `name` belongs to the current partition.
+    /// A name added by two partitions is a mistake: split, each process
+    /// would accept it; in one process the kernel would refuse the second,
+    /// after the link checks had taken it for the last one's.
     fn own(&mut self, name: &str) {
-        self.owners.insert(name.to_owned(), self.current);
+        let previous = self.owners.insert(name.to_owned(), self.current);
+        if let Some(other) = previous.filter(|&other| other != self.current) {
+            self.errors.push(PartitionError::Declaration(format!(
+                "`{name}` is added by partitions `{}` and `{}`: a top-level name belongs to one \
+                 partition",
+                self.plan.partitions[other],
+                self.partition()
+            )));
+        }
     }
 
     /// True if `link` is this bench's and `end` of it is used in its own

@@ -43,7 +43,8 @@ pub enum PartitionError {
         kind: &'static str,
     },
     /// A link end is wrong: used in the wrong partition, left unconnected,
-    /// or given a handle of another bench.
+    /// given a handle of another bench, or delivered to a model of another
+    /// partition (or one never added in this process).
     Link {
         /// The link.
         link: String,
@@ -57,9 +58,10 @@ pub enum PartitionError {
         /// serde's message.
         message: String,
     },
-    /// A link message could not be scheduled on its input (the kernel
-    /// refused the bench event: a model of another partition is refused
-    /// when the process is hosted, so this is the kernel's own reason).
+    /// A link message could not be scheduled on its input: the kernel
+    /// refused the bench event, or its arrival time is past the end of
+    /// time. (A target of another partition is refused earlier, when the
+    /// process is hosted.)
     Delivery {
         /// The link.
         link: String,
@@ -103,7 +105,8 @@ pub enum PartitionError {
         partitions: Vec<String>,
     },
     /// Another process is not where this one is: it started at another
-    /// time, restored another save, called `run_until` with another end,
+    /// time, restored a save made at another time, called `run_until` with
+    /// another end,
     /// or `save` where this one runs (every process must make the same
     /// calls). Every process sees it in the same round and stops.
     OutOfStep {

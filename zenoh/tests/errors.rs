@@ -244,6 +244,30 @@ fn wrong_declarations_and_deployments_are_refused() {
 }
 
 #[test]
+fn a_name_added_by_two_partitions_is_refused() {
+    let mut bench = PartitionedBench::new();
+    let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
+    bench.partition("space", move |p| {
+        let mut beacon = Beacon::new();
+        p.link_from(downlink, &mut beacon.out);
+        p.add_model(beacon, Mailbox::new(), "beacon");
+        p.add_model(Station::new(), Mailbox::new(), "station");
+    });
+    bench.partition("ground", move |p| {
+        let mailbox = Mailbox::new();
+        p.link_to(downlink, Station::ports().receive, &mailbox);
+        p.add_model(Station::new(), mailbox, "station");
+    });
+    assert_eq!(
+        host_error(&bench, &Deployment::single(), 0),
+        "partitioned bench: `station` is added by partitions `space` and `ground`: a top-level \
+         name belongs to one partition"
+    );
+    // Split, each process sees only its own `station`.
+    assert!(bench.host(&two(), 0).is_ok() && bench.host(&two(), 1).is_ok());
+}
+
+#[test]
 fn a_failed_partition_stops_the_others_with_its_name_and_error() {
     let mut bench = PartitionedBench::new();
     let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
