@@ -44,22 +44,31 @@ fn two() -> Deployment {
 /// one's error, having checked that a runner stopped by an error refuses
 /// every later call.
 fn errors_of_two(benches: [&PartitionedBench; 2], end: SimTime) -> Vec<String> {
-    errors_of_two_doing(benches, [SimTime::ZERO; 2], |_, runner| {
-        runner.run_until(end)
-    })
+    errors_of_two_doing(benches, FROM_ZERO, |_, runner| runner.run_until(end))
 }
 
-/// Starts process `p` of [`two`] from `benches[p]` at `starts[p]`, in
+/// How a process of a test starts.
+enum Start {
+    /// `init` at a time.
+    At(SimTime),
+    /// `restore` from a snapshot.
+    Restore(Vec<u8>),
+}
+
+/// Both processes start at time zero.
+const FROM_ZERO: [Start; 2] = [Start::At(SimTime::ZERO), Start::At(SimTime::ZERO)];
+
+/// Starts process `p` of [`two`] from `benches[p]` as `starts[p]` says, in
 /// threads exchanging in memory, and has it `act`; returns each one's
 /// error, having checked that a runner stopped by an error refuses every
 /// later call.
 fn errors_of_two_doing(
     benches: [&PartitionedBench; 2],
-    starts: [SimTime; 2],
+    starts: [Start; 2],
     act: impl Fn(usize, &mut PartitionRunner) -> Result<(), PartitionError> + Sync,
 ) -> Vec<String> {
+    let (act, starts) = (&act, &starts);
     let transports = InMemory::connect(2, Duration::from_secs(20));
-    let act = &act;
     std::thread::scope(|scope| {
         let handles: Vec<_> = transports
             .into_iter()
@@ -68,7 +77,11 @@ fn errors_of_two_doing(
                 let bench = benches[process];
                 scope.spawn(move || {
                     let hosted = bench.host(&two(), process).unwrap();
-                    let mut runner = hosted.init(starts[process], transport).unwrap();
+                    let mut runner = match &starts[process] {
+                        Start::At(time) => hosted.init(*time, transport),
+                        Start::Restore(snapshot) => hosted.restore(snapshot.as_slice(), transport),
+                    }
+                    .unwrap();
                     let error = act(process, &mut runner).unwrap_err().to_string();
                     let again = runner.run_until(SimTime::MAX).unwrap_err();
                     assert!(matches!(again, PartitionError::Stopped(_)), "{again}");
@@ -321,7 +334,7 @@ fn a_process_running_another_bench_is_refused() {
 /// `act`, and checks that each stops out of step with the other, process
 /// `p` reporting where it is as `paces[p]`.
 fn assert_out_of_step(
-    starts: [SimTime; 2],
+    starts: [Start; 2],
     act: impl Fn(usize, &mut PartitionRunner) -> Result<(), PartitionError> + Sync,
     paces: [&str; 2],
 ) {
@@ -341,7 +354,7 @@ fn assert_out_of_step(
 #[test]
 fn processes_started_at_different_times_are_out_of_step() {
     assert_out_of_step(
-        [SimTime::ZERO, SimTime::from_secs(1)],
+        [Start::At(SimTime::ZERO), Start::At(SimTime::from_secs(1))],
         |_, runner| runner.run_until(SimTime::from_secs(10)),
         [
             "at 0.000000000s, running until 10.000000000s",
@@ -353,7 +366,7 @@ fn processes_started_at_different_times_are_out_of_step() {
 #[test]
 fn processes_running_until_different_ends_are_out_of_step() {
     assert_out_of_step(
-        [SimTime::ZERO; 2],
+        FROM_ZERO,
         |process, runner| runner.run_until(SimTime::from_secs(5 + process as u64)),
         [
             "at 0.000000000s, running until 5.000000000s",
@@ -365,7 +378,7 @@ fn processes_running_until_different_ends_are_out_of_step() {
 #[test]
 fn a_process_saving_where_another_runs_is_out_of_step() {
     assert_out_of_step(
-        [SimTime::ZERO; 2],
+        FROM_ZERO,
         |process, runner| {
             // In step to 2 s, then space saves while ground runs on.
             runner.run_until(SimTime::from_secs(2))?;
@@ -376,6 +389,44 @@ fn a_process_saving_where_another_runs_is_out_of_step() {
         },
         [
             "at 2.000000000s, saving",
+            "at 2.000000000s, running until 3.000000000s",
+        ],
+    );
+}
+
+#[test]
+fn processes_restored_from_saves_made_at_different_times_are_out_of_step() {
+    // Both processes save at 1 s and at 2 s.
+    let (bench, _) = downlink_bench(Duration::from_millis(1));
+    let transports = InMemory::connect(2, Duration::from_secs(20));
+    let saves: Vec<[Vec<u8>; 2]> = std::thread::scope(|scope| {
+        let handles: Vec<_> = transports
+            .into_iter()
+            .enumerate()
+            .map(|(process, transport)| {
+                let bench = &bench;
+                scope.spawn(move || {
+                    let hosted = bench.host(&two(), process).unwrap();
+                    let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
+                    let mut saves = [Vec::new(), Vec::new()];
+                    for (save, at) in saves.iter_mut().zip([1, 2]) {
+                        runner.run_until(SimTime::from_secs(at)).unwrap();
+                        runner.save(save).unwrap();
+                    }
+                    saves
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // Space resumes from its first save, ground from its second.
+    let [space_at_1, _] = saves[0].clone();
+    let [_, ground_at_2] = saves[1].clone();
+    assert_out_of_step(
+        [Start::Restore(space_at_1), Start::Restore(ground_at_2)],
+        |_, runner| runner.run_until(SimTime::from_secs(3)),
+        [
+            "at 1.000000000s, running until 3.000000000s",
             "at 2.000000000s, running until 3.000000000s",
         ],
     );
