@@ -41,11 +41,17 @@ struct SendingEnd {
 struct ReceivingEnd {
     /// One delivery per input connected to the link, in connection order.
     deliveries: Vec<Deliver>,
-    /// Those inputs, `Type.port`, for error messages.
-    ports: Vec<String>,
-    /// The path of each input's model, once added to the bench (read when
-    /// the partitions are built: `link_to` may come before `add_model`).
-    targets: Vec<Box<dyn Fn() -> Option<String>>>,
+    /// Those inputs, in the same order, for the checks and their errors.
+    inputs: Vec<LinkInput>,
+}
+
+/// An input a link is delivered to, as the checks see it.
+struct LinkInput {
+    /// `Type.port`.
+    port: String,
+    /// The path of its model, once added to the bench (read when the
+    /// partitions are built: `link_to` may come before `add_model`).
+    path: Box<dyn Fn() -> Option<String>>,
 }
 
 /// Builds the partitions one process hosts into its bench.
@@ -187,9 +193,10 @@ impl PartitionBuilder {
         let end = &mut self.receiving[link.index];
         end.deliveries
             .push(deliver_to(input.port(), input.address()));
-        end.ports.push(name);
-        end.targets
-            .push(Box::new(move || target.name().map(str::to_owned)));
+        end.inputs.push(LinkInput {
+            port: name,
+            path: Box::new(move || target.name().map(str::to_owned)),
+        });
         self
     }
 
@@ -331,7 +338,11 @@ impl PartitionBuilder {
                 return Err(PartitionError::NoLookahead {
                     link: link.name.clone(),
                     from: senders_of(topology, &capture_path(&link.name)),
-                    to: self.receiving[index].ports.clone(),
+                    to: self.receiving[index]
+                        .inputs
+                        .iter()
+                        .map(|input| input.port.clone())
+                        .collect(),
                 });
             }
         }
@@ -344,8 +355,8 @@ impl PartitionBuilder {
     fn check_targets(&self) -> Result<(), PartitionError> {
         for (index, end) in self.receiving.iter().enumerate() {
             let link = &self.plan.links[index];
-            for (port, target) in end.ports.iter().zip(&end.targets) {
-                let path = target();
+            for LinkInput { port, path } in &end.inputs {
+                let path = path();
                 let owner = path.as_deref().and_then(|path| self.owner_of(path));
                 if owner == Some(link.to) {
                     continue;

@@ -18,11 +18,7 @@ fn downlink_bench(lookahead: Duration) -> (PartitionedBench, Link<u64>) {
     let mut bench = PartitionedBench::new();
     let downlink = bench.link::<u64>("downlink", "space", "ground", lookahead);
     beacon_in_space(&mut bench, downlink);
-    bench.partition("ground", move |p| {
-        let mailbox = Mailbox::new();
-        p.link_to(downlink, Station::ports().receive, &mailbox);
-        p.add_model(Station::new(), mailbox, "station");
-    });
+    station_in(&mut bench, "ground", downlink);
     (bench, downlink)
 }
 
@@ -67,29 +63,17 @@ fn errors_of_two_doing(
     starts: [Start; 2],
     act: impl Fn(usize, &mut PartitionRunner) -> Result<(), PartitionError> + Sync,
 ) -> Vec<String> {
-    let (act, starts) = (&act, &starts);
-    let transports = InMemory::connect(2, Duration::from_secs(20));
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = transports
-            .into_iter()
-            .enumerate()
-            .map(|(process, transport)| {
-                let bench = benches[process];
-                scope.spawn(move || {
-                    let hosted = bench.host(&two(), process).unwrap();
-                    let mut runner = match &starts[process] {
-                        Start::At(time) => hosted.init(*time, transport),
-                        Start::Restore(snapshot) => hosted.restore(snapshot.as_slice(), transport),
-                    }
-                    .unwrap();
-                    let error = act(process, &mut runner).unwrap_err().to_string();
-                    let again = runner.run_until(SimTime::MAX).unwrap_err();
-                    assert!(matches!(again, PartitionError::Stopped(_)), "{again}");
-                    error
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    in_two_processes(|process, transport| {
+        let hosted = benches[process].host(&two(), process).unwrap();
+        let mut runner = match &starts[process] {
+            Start::At(time) => hosted.init(*time, transport),
+            Start::Restore(snapshot) => hosted.restore(snapshot.as_slice(), transport),
+        }
+        .unwrap();
+        let error = act(process, &mut runner).unwrap_err().to_string();
+        let again = runner.run_until(SimTime::MAX).unwrap_err();
+        assert!(matches!(again, PartitionError::Stopped(_)), "{again}");
+        error
     })
 }
 
@@ -100,6 +84,30 @@ fn beacon_in_space(bench: &mut PartitionedBench, downlink: Link<u64>) {
         p.link_from(downlink, &mut beacon.out);
         p.add_model(beacon, Mailbox::new(), "beacon");
     });
+}
+
+/// Adds partition `partition`: a station receiving `downlink`.
+fn station_in(bench: &mut PartitionedBench, partition: &str, downlink: Link<u64>) {
+    bench.partition(partition, move |p| {
+        let mailbox = Mailbox::new();
+        p.link_to(downlink, Station::ports().receive, &mailbox);
+        p.add_model(Station::new(), mailbox, "station");
+    });
+}
+
+/// Runs `process` for each process of [`two`], in threads exchanging in
+/// memory, and returns what each returned.
+fn in_two_processes<R: Send>(process: impl Fn(usize, InMemory) -> R + Sync) -> Vec<R> {
+    let transports = InMemory::connect(2, Duration::from_secs(20));
+    let process = &process;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = transports
+            .into_iter()
+            .enumerate()
+            .map(|(index, transport)| scope.spawn(move || process(index, transport)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
 }
 
 /// Fails unless `error` starts with `prefix`, showing it.
@@ -170,11 +178,7 @@ fn a_request_across_partitions_is_refused_naming_its_ports() {
 fn link_ends_in_the_wrong_partition_or_unconnected_are_refused() {
     let mut bench = PartitionedBench::new();
     let downlink = bench.link::<u64>("downlink", "space", "ground", Duration::from_millis(1));
-    bench.partition("space", move |p| {
-        let mailbox = Mailbox::new();
-        p.link_to(downlink, Station::ports().receive, &mailbox);
-        p.add_model(Station::new(), mailbox, "station");
-    });
+    station_in(&mut bench, "space", downlink);
     bench.partition("ground", |_| {});
     assert_eq!(
         host_error(&bench, &Deployment::single(), 0),
@@ -266,11 +270,7 @@ fn a_name_added_by_two_partitions_is_refused() {
         p.add_model(beacon, Mailbox::new(), "beacon");
         p.add_model(Station::new(), Mailbox::new(), "station");
     });
-    bench.partition("ground", move |p| {
-        let mailbox = Mailbox::new();
-        p.link_to(downlink, Station::ports().receive, &mailbox);
-        p.add_model(Station::new(), mailbox, "station");
-    });
+    station_in(&mut bench, "ground", downlink);
     assert_eq!(
         host_error(&bench, &Deployment::single(), 0),
         "partitioned bench: `station` is added by partitions `space` and `ground`: a top-level \
@@ -290,11 +290,7 @@ fn a_failed_partition_stops_the_others_with_its_name_and_error() {
         p.link_from(downlink, &mut beacon.out);
         p.add_model(beacon, Mailbox::new(), "beacon");
     });
-    bench.partition("ground", move |p| {
-        let mailbox = Mailbox::new();
-        p.link_to(downlink, Station::ports().receive, &mailbox);
-        p.add_model(Station::new(), mailbox, "station");
-    });
+    station_in(&mut bench, "ground", downlink);
     let errors = errors_of_two([&bench, &bench], SimTime::from_secs(10));
     assert_starts(&errors[0], "partition `space`: ");
     assert!(errors[0].contains("beacon"), "{}", errors[0]);
@@ -398,26 +394,15 @@ fn a_process_saving_where_another_runs_is_out_of_step() {
 fn processes_restored_from_saves_made_at_different_times_are_out_of_step() {
     // Both processes save at 1 s and at 2 s.
     let (bench, _) = downlink_bench(Duration::from_millis(1));
-    let transports = InMemory::connect(2, Duration::from_secs(20));
-    let saves: Vec<[Vec<u8>; 2]> = std::thread::scope(|scope| {
-        let handles: Vec<_> = transports
-            .into_iter()
-            .enumerate()
-            .map(|(process, transport)| {
-                let bench = &bench;
-                scope.spawn(move || {
-                    let hosted = bench.host(&two(), process).unwrap();
-                    let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
-                    let mut saves = [Vec::new(), Vec::new()];
-                    for (save, at) in saves.iter_mut().zip([1, 2]) {
-                        runner.run_until(SimTime::from_secs(at)).unwrap();
-                        runner.save(save).unwrap();
-                    }
-                    saves
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    let saves = in_two_processes(|process, transport| {
+        let hosted = bench.host(&two(), process).unwrap();
+        let mut runner = hosted.init(SimTime::ZERO, transport).unwrap();
+        let mut saves = [Vec::new(), Vec::new()];
+        for (save, at) in saves.iter_mut().zip([1, 2]) {
+            runner.run_until(SimTime::from_secs(at)).unwrap();
+            runner.save(save).unwrap();
+        }
+        saves
     });
     // Space resumes from its first save, ground from its second.
     let [space_at_1, _] = saves[0].clone();
