@@ -47,6 +47,8 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "save")]
+use heap::RadixQueue;
 use heap::{Entry, EventHeap, EventOrder, Origin, BENCH_ORIGIN};
 pub use key::EventKey;
 use local::{Driving, LocalSchedule};
@@ -288,32 +290,33 @@ impl SchedulerCore {
         self.bench_seq.store(seq, Ordering::Relaxed);
     }
 
-    /// Takes every pending event out, staged or queued, cancelled or not,
-    /// in no particular order, for a snapshot to look at outside the lock
-    /// (their payloads' `Serialize` impls are user code); the caller puts
-    /// them back with [`put_back_pending`](SchedulerCore::put_back_pending).
-    /// Between steps, on the driving thread: a `Scheduler` handle on
-    /// another thread may queue meanwhile, which the order by key makes
-    /// harmless.
+    /// Takes every pending event out, staged or queued, for a snapshot to
+    /// look at outside the lock (their payloads' `Serialize` impls are user
+    /// code): the queue itself, with the staged events filed in it and the
+    /// cancelled ones dropped. The caller puts it back with
+    /// [`put_back_pending`](SchedulerCore::put_back_pending). Between
+    /// steps, on the driving thread: a `Scheduler` handle on another thread
+    /// may queue meanwhile, which the order by key makes harmless.
     #[cfg(feature = "save")]
-    pub(crate) fn take_pending(&self) -> Vec<Entry> {
-        let mut entries = self
+    pub(crate) fn take_pending(&self) -> RadixQueue {
+        let mut queue = self.lock_heap().take_all();
+        let staged = self
             .local
             .with(|staged| std::mem::take(&mut staged.entries))
             .unwrap_or_default();
-        let queue = self.lock_heap().take_all();
-        queue.drain_into(&mut entries);
-        entries
+        for entry in staged {
+            queue.push(entry);
+        }
+        // Outside the lock: an event's drop may release a mailbox.
+        queue.retain(|entry| !entry.is_cancelled());
+        queue
     }
 
-    /// Queues events taken by [`take_pending`](SchedulerCore::take_pending)
-    /// again; their keys fix their order.
+    /// Queues again the events [`take_pending`](SchedulerCore::take_pending)
+    /// took; their keys fix their order.
     #[cfg(feature = "save")]
-    pub(crate) fn put_back_pending(&self, entries: Vec<Entry>) {
-        let mut heap = self.lock_heap();
-        for entry in entries {
-            heap.push(entry);
-        }
+    pub(crate) fn put_back_pending(&self, queue: RadixQueue) {
+        self.lock_heap().put_back_all(queue);
     }
 
     /// Queues restored events, whose times are not before the clock.
@@ -323,7 +326,10 @@ impl SchedulerCore {
         if entries.iter().any(|entry| entry.order.time == now) {
             self.zero_delay.store(true, Ordering::Relaxed);
         }
-        self.put_back_pending(entries);
+        let mut heap = self.lock_heap();
+        for entry in entries {
+            heap.push(entry);
+        }
     }
 
     /// Asks the simulation to stop after the current time step.

@@ -30,10 +30,14 @@
 
 mod radix;
 
+#[cfg(feature = "save")]
+pub(crate) use radix::RadixQueue;
+
 use super::key::EventKey;
 use super::spare::Spares;
 use crate::ports::event::Action;
 use crate::time::SimTime;
+#[cfg(not(feature = "save"))]
 use radix::RadixQueue;
 
 /// Who scheduled an event: the bench, or model number `n` (add order).
@@ -132,6 +136,16 @@ impl EventHeap {
     pub(crate) fn take_all(&mut self) -> RadixQueue {
         self.compact_at = COMPACT_MIN;
         std::mem::take(&mut self.queue)
+    }
+
+    /// Queues again the events [`take_all`](EventHeap::take_all) took,
+    /// with those queued since. The taken queue is kept whole (a save
+    /// looks at it in place), its cancelled entries already dropped.
+    #[cfg(feature = "save")]
+    pub(crate) fn put_back_all(&mut self, mut queue: RadixQueue) {
+        queue.append(std::mem::take(&mut self.queue));
+        self.queue = queue;
+        self.compact_at = (2 * self.queue.len()).max(COMPACT_MIN);
     }
 
     /// The time of the earliest event, cancelled or not.

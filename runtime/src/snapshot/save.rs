@@ -214,20 +214,23 @@ impl PendingEvents {
 
 /// The pending events, in queue order, and the numbers of their keys.
 ///
-/// The events are taken out of the schedule and put back after (their
-/// payloads' `Serialize` impls are user code, not run under the schedule's
-/// lock); events staged by the models the calling thread polled are
-/// reached on the driving thread only, hence `drive`.
+/// The event list is taken out of the schedule whole and put back after
+/// (their payloads' `Serialize` impls are user code, not run under the
+/// schedule's lock); events staged by the models the calling thread
+/// polled are reached on the driving thread only, hence `drive`. Its
+/// buckets are sorted where they lie and read in order: the queue order,
+/// without emptying and refilling the list.
 fn pending_events(
     simulation: &Simulation,
     handles: &[&dyn ModelHandle],
 ) -> Result<PendingEvents, SaveError> {
     let _driving = simulation.drive();
-    let mut entries = simulation.core().take_pending();
-    sort_in_queue_order(&mut entries, |entry| entry.order);
-    let live: Vec<&Entry> = entries.iter().filter(|e| !e.is_cancelled()).collect();
+    let mut queue = simulation.core().take_pending();
+    queue.sort_each_bucket(|bucket| sort_in_queue_order(bucket, |entry| entry.order));
+    let live: Vec<&Entry> = queue.entries().collect();
     let records = event_records(&live, handles);
-    simulation.core().put_back_pending(entries);
+    drop(live);
+    simulation.core().put_back_pending(queue);
     records
 }
 

@@ -305,11 +305,35 @@ impl RadixQueue {
         due.len() > before
     }
 
-    /// Moves every event to `out`, bucket by bucket.
+    /// Sorts the events of each bucket with `sort`. Every event of a
+    /// bucket is earlier than every event of a later one, so if `sort`
+    /// orders a bucket by key, [`entries`](RadixQueue::entries) then reads
+    /// the whole queue in key order: a sort of each bucket where it lies,
+    /// much smaller than the queue and within the caches, rather than of
+    /// all the events taken out.
     #[cfg(feature = "save")]
-    pub(crate) fn drain_into(mut self, out: &mut Vec<Entry>) {
-        for bucket in self.buckets.iter_mut() {
-            out.append(bucket);
+    pub(crate) fn sort_each_bucket(&mut self, mut sort: impl FnMut(&mut [Entry])) {
+        for bucket in 0..BUCKETS {
+            if self.buckets[bucket].len() > 1 {
+                sort(&mut self.buckets[bucket]);
+                self.recompute_earliest(bucket);
+            }
+        }
+    }
+
+    /// Every queued event, bucket by bucket.
+    #[cfg(feature = "save")]
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.buckets.iter().flatten()
+    }
+
+    /// Adds every event of `other`.
+    #[cfg(feature = "save")]
+    pub(crate) fn append(&mut self, other: RadixQueue) {
+        for bucket in other.buckets.into_iter() {
+            for entry in bucket {
+                self.push(entry);
+            }
         }
     }
 

@@ -136,3 +136,64 @@ fn the_next_live_time_skips_cancelled_events() {
     assert_eq!(queue.next_live_time(), Some(20));
     assert_eq!(queue.len(), 1);
 }
+
+/// A queue of events pushed at random times, some popped on the way (so
+/// that its base moved and its buckets were split), with the orders of the
+/// events still queued, sorted.
+#[cfg(feature = "save")]
+fn filled_queue(seed: u64, spread: u64) -> (RadixQueue, Vec<EventOrder>) {
+    let mut rng = Rng(seed);
+    let mut queue = RadixQueue::default();
+    let mut due = Vec::new();
+    let mut now = 0;
+    let rounds = if cfg!(miri) { 40 } else { 2_000 };
+    for seq in 0..rounds {
+        let time = now + rng.below(spread);
+        queue.push(entry(time, rng.below(3) as Origin, seq, None));
+        if rng.below(3) == 0 {
+            if let Some(time) = queue.pop_due(now + rng.below(spread), &mut due) {
+                now = time;
+            }
+            due.clear();
+        }
+    }
+    let mut orders: Vec<EventOrder> = queue.entries().map(|e| e.order).collect();
+    orders.sort();
+    (queue, orders)
+}
+
+#[cfg(feature = "save")]
+#[test]
+fn buckets_sorted_where_they_lie_read_in_key_order_and_still_pop_in_order() {
+    for (seed, spread) in [(5, 8), (6, 1 << 12), (7, 1 << 40)] {
+        let (mut queue, orders) = filled_queue(seed, spread);
+        queue.sort_each_bucket(|bucket| bucket.sort_by_key(|e| e.order));
+        let read: Vec<EventOrder> = queue.entries().map(|e| e.order).collect();
+        assert_eq!(read, orders, "seed {seed}: read in key order");
+        // The queue works on: the earliest of each sorted bucket was found
+        // again.
+        let mut due = Vec::new();
+        let mut popped = Vec::new();
+        while queue.pop_due(u64::MAX, &mut due).is_some() {
+            popped.extend(due.drain(..).map(|e| e.order));
+        }
+        assert_eq!(popped, orders, "seed {seed}: popped in key order");
+    }
+}
+
+#[cfg(feature = "save")]
+#[test]
+fn an_appended_queue_pops_in_key_order_with_the_other() {
+    let (mut queue, mut orders) = filled_queue(8, 1 << 20);
+    let (other, other_orders) = filled_queue(9, 1 << 20);
+    queue.append(other);
+    orders.extend(other_orders);
+    orders.sort();
+    assert_eq!(queue.len(), orders.len());
+    let mut due = Vec::new();
+    let mut popped = Vec::new();
+    while queue.pop_due(u64::MAX, &mut due).is_some() {
+        popped.extend(due.drain(..).map(|e| e.order));
+    }
+    assert_eq!(popped, orders);
+}
