@@ -67,6 +67,8 @@ mod handle;
 #[cfg(feature = "save")]
 mod keys;
 #[cfg(feature = "save")]
+mod pending;
+#[cfg(feature = "save")]
 mod queue_order;
 #[cfg(feature = "save")]
 mod recipients;

@@ -2,8 +2,8 @@
 //!
 //! A snapshot lists the pending events in the order the event list would
 //! take them, `(time, origin, seq)`, so that the same bench saves the same
-//! bytes whatever its queue's layout. The list is taken out of the queue
-//! unordered, and sorted where it lies: sorting references to the
+//! bytes whatever its queue's layout. Each bucket of the event list is
+//! sorted where it lies (see `pending.rs`): sorting references to the
 //! entries, or their places beside their keys, then read the entries out
 //! of order, a cache miss each at 10⁶ events, which cost more than the
 //! sort saved. When every sequence number fits in 32 bits (always, but

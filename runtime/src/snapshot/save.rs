@@ -3,31 +3,20 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::ops::Range;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use super::error::SaveError;
 use super::fingerprint::fingerprints;
-use super::format::{self, Bytes, EventRecord, ModelRecord, SavedBody, Seq, TypeRecord};
+use super::format::{self, Bytes, ModelRecord, SavedBody, Seq, TypeRecord};
 use super::handle::ModelHandle;
 use super::keys::{self, SaveKeys};
-use super::queue_order::sort_in_queue_order;
-use super::recipients;
+use super::pending::{pending_events, TakenEvents};
 use super::Registry;
-use crate::executor::panic_message;
-use crate::prefetch::prefetch;
-use crate::scheduler::heap::Entry;
 use crate::simulation::Simulation;
 
 /// Bytes of state per model to reserve room for: most states of a few
 /// fields fit, and the buffer grows for the rest.
 const STATE_ESTIMATE: usize = 32;
-
-/// Bytes of payload per pending event to reserve room for.
-const PAYLOAD_ESTIMATE: usize = 8;
-
-/// How many events ahead the saving loop prefetches an event's action.
-const PREFETCH_AHEAD: usize = 8;
 
 impl Simulation {
     /// Writes the bench's state to `out`: the time, every model's state,
@@ -116,7 +105,8 @@ impl Simulation {
         }
         let registry = &*registry;
         let handles = saveable_handles(registry)?;
-        let events = pending_events(self, &handles)?;
+        let taken = TakenEvents::take(self);
+        let events = pending_events(&taken, &handles)?;
         let mut state_bytes = Vec::with_capacity(handles.len() * STATE_ESTIMATE);
         let states = model_states(registry, &handles, &events.keys, &mut state_bytes)?;
         // What a thread outside the simulation sent since the last call,
@@ -179,155 +169,6 @@ fn saveable_handles(registry: &Registry) -> Result<Vec<&dyn ModelHandle>, SaveEr
                 })
         })
         .collect()
-}
-
-/// The pending events, their payloads, and the numbers of their keys.
-struct PendingEvents {
-    /// One per live event, in queue order, its payload not filled in yet.
-    records: Vec<EventRecord<'static>>,
-    /// The payloads, one after the other.
-    payloads: Vec<u8>,
-    /// Where each record's payload is in `payloads`.
-    ranges: Vec<Range<usize>>,
-    /// The numbers of the events' keys.
-    keys: Arc<SaveKeys>,
-}
-
-impl PendingEvents {
-    /// The records, with their payloads.
-    fn records(&self) -> impl ExactSizeIterator<Item = EventRecord<'_>> + Clone {
-        self.records
-            .iter()
-            .zip(&self.ranges)
-            .map(|(record, range)| EventRecord {
-                payload: Bytes(&self.payloads[range.clone()]),
-                ..*record
-            })
-    }
-
-    /// About how many bytes the records take in a snapshot.
-    fn estimate(&self) -> usize {
-        let ports = self.records.iter().map(|r| r.port.len()).sum::<usize>();
-        ports + self.payloads.len() + 24 * self.records.len()
-    }
-}
-
-/// The pending events, in queue order, and the numbers of their keys.
-///
-/// The event list is taken out of the schedule whole and put back after
-/// (their payloads' `Serialize` impls are user code, not run under the
-/// schedule's lock); events staged by the models the calling thread
-/// polled are reached on the driving thread only, hence `drive`. Its
-/// buckets are sorted where they lie and read in order: the queue order,
-/// without emptying and refilling the list.
-fn pending_events(
-    simulation: &Simulation,
-    handles: &[&dyn ModelHandle],
-) -> Result<PendingEvents, SaveError> {
-    let _driving = simulation.drive();
-    let mut queue = simulation.core().take_pending();
-    queue.sort_each_bucket(|bucket| sort_in_queue_order(bucket, |entry| entry.order));
-    let live: Vec<&Entry> = queue.entries().collect();
-    let records = event_records(&live, handles);
-    drop(live);
-    simulation.core().put_back_pending(queue);
-    records
-}
-
-/// The records of the `live` entries (in queue order), their keys
-/// numbered in that order (so that a bench saves the same bytes whatever
-/// its queue's layout), their payloads written with those numbers in use
-/// (a payload may hold a key).
-fn event_records(
-    live: &[&Entry],
-    handles: &[&dyn ModelHandle],
-) -> Result<PendingEvents, SaveError> {
-    let mut keys = SaveKeys::default();
-    let mut numbers = Vec::with_capacity(live.len());
-    for entry in live {
-        let number = match &entry.key {
-            None => 0,
-            Some(key) => keys.insert(key).ok_or_else(|| SaveError::Event {
-                event: entry.action.describe(),
-                reason: "more keyed events than a snapshot can number".to_string(),
-            })?,
-        };
-        numbers.push(number);
-    }
-    let keys = Arc::new(keys);
-    let mut records = Vec::with_capacity(live.len());
-    let mut payloads = Vec::with_capacity(live.len() * PAYLOAD_ESTIMATE);
-    let mut ranges = Vec::with_capacity(live.len());
-    let mut wanted = Vec::with_capacity(live.len());
-    keys::saving(&keys, || {
-        for (i, (entry, key)) in live.iter().zip(numbers).enumerate() {
-            // The actions lie wherever they were allocated: start loading
-            // one a few events ahead, so that its load overlaps this one's
-            // work (a third of a large save waited on them).
-            if let Some(ahead) = live.get(i + PREFETCH_AHEAD) {
-                prefetch(&*ahead.action);
-            }
-            let start = payloads.len();
-            let (record, recipient) = event_record(entry, &mut payloads)?;
-            records.push(EventRecord { key, ..record });
-            ranges.push(start..payloads.len());
-            wanted.push((recipient, i));
-        }
-        Ok(())
-    })?;
-    // Each event's recipient, by its place among the bench's models (a
-    // recipient outside the bench was refused when the event was
-    // scheduled: the error is a safeguard).
-    let models = handles.iter().map(|handle| handle.recipient());
-    let places = recipients::places(models, wanted).map_err(|event| SaveError::Event {
-        event: live[event].action.describe(),
-        reason: "its recipient is not a model of this bench".to_string(),
-    })?;
-    for (record, model) in records.iter_mut().zip(places) {
-        record.model = model;
-    }
-    Ok(PendingEvents {
-        records,
-        payloads,
-        ranges,
-        keys,
-    })
-}
-
-/// The record of one pending event (its key's number and its recipient's
-/// place left for the caller), its payload appended to `payload`, and its
-/// recipient's mailbox identity.
-fn event_record(
-    entry: &Entry,
-    payload: &mut Vec<u8>,
-) -> Result<(EventRecord<'static>, usize), SaveError> {
-    let failed = |reason: String| SaveError::Event {
-        event: entry.action.describe(),
-        reason,
-    };
-    // A panicking `Serialize` impl of a payload fails the save only.
-    let saved = catch_unwind(AssertUnwindSafe(|| entry.action.save(payload)))
-        .unwrap_or_else(|panic| {
-            Err(format!(
-                "its payload's serialisation panicked: {}",
-                panic_message(&*panic)
-            ))
-        })
-        .map_err(failed)?;
-    let record = EventRecord {
-        time: entry.order.time.as_nanos(),
-        origin: entry.order.origin,
-        seq: entry.order.seq,
-        model: 0,
-        port: saved.port,
-        period: entry
-            .action
-            .period()
-            .map(|p| u64::try_from(p.as_nanos()).unwrap_or(u64::MAX)),
-        key: 0,
-        payload: Bytes::default(),
-    };
-    Ok((record, saved.recipient))
 }
 
 /// Every model's next sequence number and state (a range of `out`), read

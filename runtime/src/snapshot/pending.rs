@@ -1,0 +1,237 @@
+//! The pending events of a save: taken out of the event list, read in
+//! queue order, written as records.
+//!
+//! The event list is taken out of the schedule whole for the length of the
+//! save and put back after ([`TakenEvents`]): the payloads' `Serialize`
+//! impls are user code, not run under the schedule's lock. Its buckets are
+//! sorted where they lie and read in order, which is the queue order,
+//! `(time, origin, seq)`, so that the same bench saves the same bytes
+//! whatever its queue's layout.
+//!
+//! A record is made only as the snapshot is encoded, from the entry, which
+//! stays in the taken list, and from what the save found out about it (its
+//! input, period, payload, key's number and recipient's place, 40 bytes).
+//! Records collected first took over twice that per event; at 10⁶ events
+//! the memory's page faults alone were a tenth of a save.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use super::error::SaveError;
+use super::format::{Bytes, EventRecord};
+use super::handle::ModelHandle;
+use super::keys::{self, SaveKeys};
+use super::queue_order::sort_in_queue_order;
+use super::recipients;
+use crate::executor::panic_message;
+use crate::prefetch::prefetch;
+use crate::scheduler::heap::{Entry, RadixQueue};
+use crate::scheduler::SchedulerCore;
+use crate::simulation::Simulation;
+
+/// Bytes of payload per pending event to reserve room for.
+const PAYLOAD_ESTIMATE: usize = 8;
+
+/// How many events ahead the saving loop prefetches an event's action.
+const PREFETCH_AHEAD: usize = 8;
+
+/// The event list, out of the schedule while a save reads it; put back
+/// when this is dropped, whatever the save's outcome.
+pub(super) struct TakenEvents {
+    /// The schedule to put the list back in.
+    core: Arc<SchedulerCore>,
+    /// The list, in queue order bucket by bucket (`None` once put back).
+    queue: Option<RadixQueue>,
+}
+
+impl TakenEvents {
+    /// Takes `simulation`'s pending events, staged or queued (the events
+    /// staged by the models the calling thread polled are reached on the
+    /// driving thread only, hence `drive`), and sorts each of the list's
+    /// buckets.
+    pub(super) fn take(simulation: &Simulation) -> Self {
+        let _driving = simulation.drive();
+        let core = simulation.core().clone();
+        let mut queue = core.take_pending();
+        queue.sort_each_bucket(|bucket| sort_in_queue_order(bucket, |entry| entry.order));
+        TakenEvents {
+            core,
+            queue: Some(queue),
+        }
+    }
+
+    /// The events, in queue order.
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.queue.iter().flat_map(RadixQueue::entries)
+    }
+}
+
+impl Drop for TakenEvents {
+    fn drop(&mut self) {
+        if let Some(queue) = self.queue.take() {
+            self.core.put_back_pending(queue);
+        }
+    }
+}
+
+/// What a save found out about a pending event, beside its entry.
+#[derive(Clone, Copy)]
+struct Saved {
+    /// The input.
+    port: &'static str,
+    /// Its period in nanoseconds, 0 if it is not periodic (a period is
+    /// never zero).
+    period: u64,
+    /// Where its payload ends in [`PendingEvents::payloads`] (it starts
+    /// where the previous one ends).
+    payload_end: usize,
+    /// Its key's number (see `keys.rs`), 0 if it has none.
+    key: u32,
+    /// Its recipient's place among the bench's models.
+    model: u32,
+}
+
+/// The pending events of a save, their payloads, and the numbers of their
+/// keys.
+pub(super) struct PendingEvents<'t> {
+    /// The events, in queue order.
+    live: Vec<&'t Entry>,
+    /// What was found out about each.
+    saved: Vec<Saved>,
+    /// The payloads, one after the other.
+    payloads: Vec<u8>,
+    /// The numbers of the events' keys.
+    pub(super) keys: Arc<SaveKeys>,
+}
+
+impl PendingEvents<'_> {
+    /// The records, made one by one.
+    pub(super) fn records(&self) -> impl ExactSizeIterator<Item = EventRecord<'_>> + Clone {
+        (0..self.live.len()).map(|i| self.record(i))
+    }
+
+    /// The record of event `i`.
+    #[inline]
+    fn record(&self, i: usize) -> EventRecord<'_> {
+        let (entry, saved) = (self.live[i], self.saved[i]);
+        let start = i
+            .checked_sub(1)
+            .map_or(0, |before| self.saved[before].payload_end);
+        EventRecord {
+            time: entry.order.time.as_nanos(),
+            origin: entry.order.origin,
+            seq: entry.order.seq,
+            model: saved.model,
+            port: saved.port,
+            period: (saved.period != 0).then_some(saved.period),
+            key: saved.key,
+            payload: Bytes(&self.payloads[start..saved.payload_end]),
+        }
+    }
+
+    /// About how many bytes the records take in a snapshot.
+    pub(super) fn estimate(&self) -> usize {
+        let ports = self
+            .saved
+            .iter()
+            .map(|saved| saved.port.len())
+            .sum::<usize>();
+        ports + self.payloads.len() + 24 * self.saved.len()
+    }
+}
+
+/// The pending events of `taken`, their keys numbered in queue order (so
+/// that a bench saves the same bytes whatever its queue's layout), their
+/// payloads written with those numbers in use (a payload may hold a key),
+/// their recipients found among the bench's models, `handles`.
+pub(super) fn pending_events<'t>(
+    taken: &'t TakenEvents,
+    handles: &[&dyn ModelHandle],
+) -> Result<PendingEvents<'t>, SaveError> {
+    let live: Vec<&Entry> = taken.entries().collect();
+    let (keys, numbers) = numbered_keys(&live)?;
+    let keys = Arc::new(keys);
+    let mut saved = Vec::with_capacity(live.len());
+    let mut payloads = Vec::with_capacity(live.len() * PAYLOAD_ESTIMATE);
+    let mut wanted = Vec::with_capacity(live.len());
+    keys::saving(&keys, || {
+        for (i, (entry, key)) in live.iter().zip(numbers).enumerate() {
+            // The actions lie wherever they were allocated: start loading
+            // one a few events ahead, so that its load overlaps this one's
+            // work (a third of a large save waited on them).
+            if let Some(ahead) = live.get(i + PREFETCH_AHEAD) {
+                prefetch(&*ahead.action);
+            }
+            let (event, recipient) = saved_event(entry, &mut payloads)?;
+            saved.push(Saved { key, ..event });
+            wanted.push((recipient, i));
+        }
+        Ok(())
+    })?;
+    // Each event's recipient, by its place among the bench's models (a
+    // recipient outside the bench was refused when the event was
+    // scheduled: the error is a safeguard).
+    let models = handles.iter().map(|handle| handle.recipient());
+    let places = recipients::places(models, wanted).map_err(|event| SaveError::Event {
+        event: live[event].action.describe(),
+        reason: "its recipient is not a model of this bench".to_string(),
+    })?;
+    for (saved, model) in saved.iter_mut().zip(places) {
+        saved.model = model;
+    }
+    Ok(PendingEvents {
+        live,
+        saved,
+        payloads,
+        keys,
+    })
+}
+
+/// The keys of the `live` events, numbered in their order, and each
+/// event's key's number (0 if it has none).
+fn numbered_keys(live: &[&Entry]) -> Result<(SaveKeys, Vec<u32>), SaveError> {
+    let mut keys = SaveKeys::default();
+    let mut numbers = Vec::with_capacity(live.len());
+    for entry in live {
+        let number = match &entry.key {
+            None => 0,
+            Some(key) => keys.insert(key).ok_or_else(|| SaveError::Event {
+                event: entry.action.describe(),
+                reason: "more keyed events than a snapshot can number".to_string(),
+            })?,
+        };
+        numbers.push(number);
+    }
+    Ok((keys, numbers))
+}
+
+/// What the save finds out about one pending event (its key's number and
+/// its recipient's place left for the caller), its payload appended to
+/// `payloads`, and its recipient's mailbox identity.
+fn saved_event(entry: &Entry, payloads: &mut Vec<u8>) -> Result<(Saved, usize), SaveError> {
+    let failed = |reason: String| SaveError::Event {
+        event: entry.action.describe(),
+        reason,
+    };
+    // A panicking `Serialize` impl of a payload fails the save only.
+    let event = catch_unwind(AssertUnwindSafe(|| entry.action.save(payloads)))
+        .unwrap_or_else(|panic| {
+            Err(format!(
+                "its payload's serialisation panicked: {}",
+                panic_message(&*panic)
+            ))
+        })
+        .map_err(failed)?;
+    let period = entry
+        .action
+        .period()
+        .map_or(0, |p| u64::try_from(p.as_nanos()).unwrap_or(u64::MAX));
+    let saved = Saved {
+        port: event.port,
+        period,
+        payload_end: payloads.len(),
+        key: 0,
+        model: 0,
+    };
+    Ok((saved, event.recipient))
+}
