@@ -2,12 +2,14 @@
 //! in the cell its task runs it from (see `model/shared.rs`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::hooks::{PayloadError, SaveHooks, StateError, StateReader, StateWriter};
 use crate::mailbox::Address;
 use crate::model::{Model, SharedModel};
 use crate::ports::event::{channel_identity, Event};
+use crate::prefetch::prefetch;
 
 /// A saveable model of the bench.
 pub(crate) trait ModelHandle: Send {
@@ -25,6 +27,9 @@ pub(crate) trait ModelHandle: Send {
     /// Reads its state back from `state` and sets its next event sequence
     /// number to `seq`.
     fn restore(&self, seq: u64, state: &[u8]) -> Result<(), StateError>;
+    /// Starts loading its mailbox's first cache line, which a restored
+    /// event's address is about to share (see `prefetch.rs`).
+    fn prefetch_mailbox(&self);
     /// The event for its input `port` with a saved payload.
     fn decode_event(
         &self,
@@ -108,6 +113,10 @@ impl<M: Model> ModelHandle for Handle<M> {
             Ok(())
         };
         (self.shared.with_idle(restored)).unwrap_or_else(|| Err(StateError::busy()))
+    }
+
+    fn prefetch_mailbox(&self) {
+        prefetch(Arc::as_ptr(self.address.channel()));
     }
 
     fn decode_event(

@@ -18,6 +18,7 @@ use super::format::{self, Body, EventRecord, ModelRecord, TypeRecord};
 use super::handle::ModelHandle;
 use super::keys::{self, RestoreKeys};
 use super::{Registered, Registry};
+use crate::prefetch::prefetch;
 use crate::scheduler::heap::Entry;
 use crate::scheduler::{entry, EventKey};
 use crate::simulation::{SimInit, Simulation};
@@ -240,10 +241,12 @@ fn restored_events(
     }
     let keys = Arc::new(keys);
     let entries = keys::restoring(&keys, || {
-        let events = body.events.iter().zip(event_keys);
-        events
-            .map(|(record, key)| restored_event(registry, handles, record, key))
-            .collect::<Result<_, _>>()
+        let mut entries = Vec::with_capacity(body.events.len());
+        for (i, (record, key)) in body.events.iter().zip(event_keys).enumerate() {
+            prefetch_recipients(handles, &body.events, i);
+            entries.push(restored_event(registry, handles, record, key)?);
+        }
+        Ok(entries)
     })?;
     Ok((entries, keys))
 }
@@ -276,6 +279,28 @@ fn restored_event(
         })?;
     let time = SimTime::from_nanos(record.time);
     Ok(entry(time, record.origin, record.seq, event, key))
+}
+
+/// How many events ahead of the one being restored the handle of its
+/// recipient is loaded, and half as many its recipient's mailbox.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Starts loading what restoring the events ahead of event `i` will read:
+/// their recipients' handles, then, once a handle is loaded, its mailbox,
+/// whose reference count each restored event takes. The recipients are
+/// wherever the bench's models are; with many models and events for
+/// random ones, these loads were most of a restore's time per event.
+fn prefetch_recipients(handles: &[&dyn ModelHandle], events: &[EventRecord<'_>], i: usize) {
+    let recipient = |ahead: usize| {
+        let record = events.get(i + ahead)?;
+        handles.get(record.model as usize).copied()
+    };
+    if let Some(handle) = recipient(PREFETCH_AHEAD) {
+        prefetch(handle as *const dyn ModelHandle);
+    }
+    if let Some(handle) = recipient(PREFETCH_AHEAD / 2) {
+        handle.prefetch_mailbox();
+    }
 }
 
 /// Has every model read its state and sequence number back, in the cell
