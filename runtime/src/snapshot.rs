@@ -71,8 +71,6 @@ mod pending;
 #[cfg(feature = "save")]
 mod queue_order;
 #[cfg(feature = "save")]
-mod recipients;
-#[cfg(feature = "save")]
 mod restore;
 #[cfg(feature = "save")]
 mod save;

@@ -451,8 +451,9 @@ mod size_tests {
         // The channel holds the task's waker state (no allocation of its
         // own), an 8-byte wait list, an 8-byte overflow and the model's
         // name, inline when short (24 bytes: no allocation of its own for
-        // most models); 144 bytes put its `Arc` (16 bytes of counts more)
-        // in a 176-byte malloc chunk (request + 8, rounded up to 16).
-        assert!(std::mem::size_of::<Channel<u64>>() <= 144);
+        // most models), and the model's place; 152 bytes put its `Arc` (16
+        // bytes of counts more) in a 176-byte malloc chunk (request + 8,
+        // rounded up to 16), as 144 did: 160 would take a 192-byte one.
+        assert!(std::mem::size_of::<Channel<u64>>() <= 152);
     }
 }

@@ -49,6 +49,10 @@ pub(crate) struct Binding {
     /// The model instance's name, as given to `SimInit::add_model`
     /// (inline when short: no allocation for most models).
     pub(crate) name: Name,
+    /// The model's place in its bench's add order (from 0), by which a
+    /// snapshot names a pending event's recipient.
+    #[cfg_attr(not(feature = "save"), allow(dead_code))]
+    pub(crate) place: u32,
 }
 
 /// A bounded MPSC queue with async wake-ups on both sides.
@@ -73,8 +77,9 @@ pub(crate) struct Channel<T> {
     parked: AtomicBool,
     /// The bench the owning model was added to (`BenchId::to_raw`; 0 until
     /// then), for the cold check of a sender's bench (see `crate::bench`).
-    /// Here, beside `parked`, it fills padding: a field of `binding`
-    /// would grow every channel by 8 bytes.
+    /// Here, beside `parked`, it fills padding (a field of `binding` grows
+    /// the channel by 8 bytes: the model's place does, still within the
+    /// same malloc chunk, see `executor/st.rs`'s size test).
     bench: AtomicU32,
     /// Producers waiting for a free slot.
     producers: WaitList,
@@ -120,16 +125,17 @@ impl<T> Channel<T> {
         self.queue.capacity()
     }
 
-    /// Records the model instance that owns this channel and the bench it
-    /// was added to; false if it was already added to a bench.
-    pub(crate) fn bind(&self, name: Name, bench: BenchId) -> bool {
+    /// Records the model instance that owns this channel, the bench it was
+    /// added to and its place there; false if it was already added to a
+    /// bench.
+    pub(crate) fn bind(&self, name: Name, bench: BenchId, place: u32) -> bool {
         // Stored before the binding is published (a release), read after
         // it is seen (an acquire): `bench()` never sees a bound channel
         // without its bench. A second `bind` leaves both alone.
         if self.binding.get().is_none() {
             self.bench.store(bench.to_raw(), Ordering::Relaxed);
         }
-        let bound = self.binding.set(Binding { name }).is_ok();
+        let bound = self.binding.set(Binding { name, place }).is_ok();
         // From now on producers may claim slots: until then the unopened
         // mark in the queue's `tail` fails every claim, which the failure
         // path reports as "never added".
@@ -152,6 +158,13 @@ impl<T> Channel<T> {
     /// bench (cold: for the checks of a first send and of bench calls).
     pub(crate) fn binding(&self) -> Option<&Binding> {
         self.binding.get()
+    }
+
+    /// Starts loading the binding, which a save is about to read (see
+    /// `prefetch.rs`).
+    #[cfg(feature = "save")]
+    pub(crate) fn prefetch_binding(&self) {
+        crate::prefetch::prefetch(&self.binding);
     }
 
     /// The bench the owning model was added to, once added (cold).

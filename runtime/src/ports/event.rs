@@ -58,21 +58,21 @@ pub(crate) trait Action: Any + Send {
         let _ = out;
         Err("only events for a model's input can be saved".to_string())
     }
+
+    /// Starts loading what [`save`](Action::save) reads of the recipient's
+    /// mailbox (see `prefetch.rs`).
+    #[cfg(feature = "save")]
+    fn prefetch_recipient(&self) {}
 }
 
 /// Where a saved event goes.
 #[cfg(feature = "save")]
 pub(crate) struct SavedEvent {
-    /// The recipient's mailbox (see [`channel_identity`]).
-    pub(crate) recipient: usize,
+    /// The recipient's bench and its place there, unless its mailbox was
+    /// never added to a bench.
+    pub(crate) recipient: Option<(BenchId, u32)>,
     /// The input.
     pub(crate) port: &'static str,
-}
-
-/// What tells a mailbox from every other live one: its channel's address.
-#[cfg(feature = "save")]
-pub(crate) fn channel_identity<M: Model>(address: &Address<M>) -> usize {
-    Arc::as_ptr(address.channel()).cast::<()>() as usize
 }
 
 /// Saves the payload of an event for `port` of the model at `address`.
@@ -90,8 +90,10 @@ fn save_payload<M: Model, T: 'static>(
         )
     })?;
     (hooks.encode_input)(port.name(), payload, out).map_err(|error| error.to_string())?;
+    let channel = address.channel();
+    let place = channel.binding().map(|binding| binding.place);
     Ok(SavedEvent {
-        recipient: channel_identity(address),
+        recipient: channel.bench().zip(place),
         port: port.name(),
     })
 }
@@ -165,6 +167,11 @@ impl<M: Model, T: Send + 'static> Action for OnceAction<M, T> {
             None => Err("it was delivered already".to_string()),
         }
     }
+
+    #[cfg(feature = "save")]
+    fn prefetch_recipient(&self) {
+        self.address.channel().prefetch_binding();
+    }
 }
 
 impl<M: Model, T: Send + 'static> OnceAction<M, T> {
@@ -201,6 +208,11 @@ impl<M: Model, T: Clone + Send + 'static> Action for PeriodicAction<M, T> {
     #[cfg(feature = "save")]
     fn save(&self, out: &mut Vec<u8>) -> Result<SavedEvent, String> {
         save_payload(&self.address, self.port, &self.payload, out)
+    }
+
+    #[cfg(feature = "save")]
+    fn prefetch_recipient(&self) {
+        self.address.channel().prefetch_binding();
     }
 }
 

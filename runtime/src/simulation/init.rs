@@ -323,9 +323,11 @@ impl SimInit {
         self.topology.record_model(&model, &mailbox);
         #[cfg(feature = "save")]
         let address = mailbox.address();
-        mailbox.channel().bind(path.clone(), self.core.bench);
-        // Models schedule with origins 1, 2, … in add order (0 is the bench).
-        let origin = u32::try_from(self.models.len() + 1).unwrap_or(u32::MAX);
+        // Models are at places 0, 1, … in add order, and schedule with
+        // origins 1, 2, … (0 is the bench).
+        let place = u32::try_from(self.models.len()).unwrap_or(u32::MAX);
+        mailbox.channel().bind(path.clone(), self.core.bench, place);
+        let origin = place.saturating_add(1);
         let probe = ModelMailbox::<M>::probe(mailbox.channel().clone());
         let cx = Context::new(mailbox, origin, self.core.clone());
         #[cfg(feature = "save")]

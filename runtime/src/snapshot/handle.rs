@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::hooks::{PayloadError, SaveHooks, StateError, StateReader, StateWriter};
 use crate::mailbox::Address;
 use crate::model::{Model, SharedModel};
-use crate::ports::event::{channel_identity, Event};
+use crate::ports::event::Event;
 use crate::prefetch::prefetch;
 
 /// A saveable model of the bench.
@@ -17,8 +17,6 @@ pub(crate) trait ModelHandle: Send {
     fn version(&self) -> u32;
     /// The names of its saved fields.
     fn fields(&self) -> &'static [&'static str];
-    /// Its mailbox's identity (see `channel_identity`).
-    fn recipient(&self) -> usize;
     /// Appends its state to `out` and returns its next event sequence
     /// number. The keys its state holds are numbered by the table set for
     /// the thread (see `keys.rs`). Fails, appending nothing, if the model
@@ -67,10 +65,6 @@ impl<M: Model> ModelHandle for Handle<M> {
 
     fn fields(&self) -> &'static [&'static str] {
         self.hooks.fields
-    }
-
-    fn recipient(&self) -> usize {
-        channel_identity(&self.address)
     }
 
     fn save(&self, out: &mut Vec<u8>) -> Result<u64, StateError> {

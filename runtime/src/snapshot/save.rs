@@ -106,7 +106,7 @@ impl Simulation {
         let registry = &*registry;
         let handles = saveable_handles(registry)?;
         let taken = TakenEvents::take(self);
-        let events = pending_events(&taken, &handles)?;
+        let events = pending_events(&taken, handles.len())?;
         let mut state_bytes = Vec::with_capacity(handles.len() * STATE_ESTIMATE);
         let states = model_states(registry, &handles, &events.keys, &mut state_bytes)?;
         // What a thread outside the simulation sent since the last call,

@@ -33,7 +33,7 @@ fn every_interleaving(f: impl Fn() + Sync + Send + 'static) {
 /// counting the messages, run once so that it parks on its empty mailbox.
 fn consumer(capacity: usize) -> (Executor, Arc<Channel<u32>>, Arc<AtomicUsize>) {
     let channel = Arc::new(Channel::new(capacity));
-    channel.bind(Name::from("consumer"), crate::bench::BenchId::new());
+    channel.bind(Name::from("consumer"), crate::bench::BenchId::new(), 0);
     let count = Arc::new(AtomicUsize::new(0));
     let mut executor = Executor::new();
     let task = {

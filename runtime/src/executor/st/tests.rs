@@ -68,7 +68,7 @@ fn consumer(
     Arc<AtomicUsize>,
 ) {
     let channel = Arc::new(Channel::new(capacity));
-    channel.bind(Name::from("consumer"), crate::bench::BenchId::new());
+    channel.bind(Name::from("consumer"), crate::bench::BenchId::new(), 0);
     let (sum, count) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let mut executor = Executor::new();
     let task = {
@@ -176,7 +176,7 @@ fn only_tasks_that_did_not_park_on_their_mailbox_are_looked_at() {
 
     // Waits on something else first (listed), then parks on its mailbox.
     let other = Arc::new(Channel::<u32>::new(4));
-    other.bind(Name::from("late"), crate::bench::BenchId::new());
+    other.bind(Name::from("late"), crate::bench::BenchId::new(), 0);
     let mut yielded = false;
     let late = {
         let other = other.clone();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// A bound channel of `capacity`.
 fn channel(capacity: usize) -> Arc<Channel<u32>> {
     let channel = Arc::new(Channel::new(capacity));
-    channel.bind(Name::from("test"), crate::bench::BenchId::new());
+    channel.bind(Name::from("test"), crate::bench::BenchId::new(), 0);
     channel
 }
 
@@ -138,7 +138,7 @@ fn loom_channel_send_racing_with_bind_is_delivered_or_unbound() {
                 channel.try_push_with(7, Some, &mut cx, None)
             })
         };
-        channel.bind(Name::from("test"), crate::bench::BenchId::new());
+        channel.bind(Name::from("test"), crate::bench::BenchId::new(), 0);
         let pushed = producer.join().unwrap();
         // SAFETY: the test's main thread is the only consumer.
         let received = unsafe { channel.queue.pop() };

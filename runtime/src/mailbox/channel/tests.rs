@@ -22,7 +22,7 @@ fn push(channel: &Channel<u32>, value: u32) {
 #[test]
 fn taking_a_message_ends_the_idle_state() {
     let channel = Channel::new(2);
-    channel.bind(Name::from("test"), crate::bench::BenchId::new());
+    channel.bind(Name::from("test"), crate::bench::BenchId::new(), 0);
     assert_eq!(poll(&channel), Poll::Pending);
     assert!(channel.is_idle(), "parked on an empty queue");
     push(&channel, 1);
@@ -79,7 +79,7 @@ fn try_push<'a>(
 #[test]
 fn a_send_dropped_after_its_wake_up_does_not_strand_the_next_one() {
     let channel = Channel::new(1);
-    channel.bind(Name::from("test"), crate::bench::BenchId::new());
+    channel.bind(Name::from("test"), crate::bench::BenchId::new(), 0);
     push(&channel, 0);
     let ((a, a_waker), (b, b_waker)) = (Counter::new(), Counter::new());
     let (mut a_ticket, mut b_ticket) = (WaitTicket::new(), WaitTicket::new());
@@ -105,7 +105,7 @@ fn a_send_dropped_after_its_wake_up_does_not_strand_the_next_one() {
 #[test]
 fn a_skipped_hole_wakes_a_waiting_producer() {
     let channel = Channel::new(1);
-    channel.bind(Name::from("test"), crate::bench::BenchId::new());
+    channel.bind(Name::from("test"), crate::bench::BenchId::new(), 0);
     // A filtered message leaves a hole that fills the only slot.
     let mut cx = Context::from_waker(Waker::noop());
     assert_eq!(
@@ -128,7 +128,7 @@ fn a_skipped_hole_wakes_a_waiting_producer() {
 fn many_waiting_producers_are_woken_once_each_in_order() {
     const N: u32 = 100;
     let channel = Channel::new(4);
-    channel.bind(Name::from("test"), crate::bench::BenchId::new());
+    channel.bind(Name::from("test"), crate::bench::BenchId::new(), 0);
     for value in 0..4 {
         push(&channel, value);
     }

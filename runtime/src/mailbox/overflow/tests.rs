@@ -9,7 +9,7 @@ use crate::name::Name;
 /// A bound channel of `capacity`.
 fn channel(capacity: usize) -> Channel<u32> {
     let channel = Channel::new(capacity);
-    channel.bind(Name::from("test"), crate::bench::BenchId::new());
+    channel.bind(Name::from("test"), crate::bench::BenchId::new(), 0);
     channel
 }
 
