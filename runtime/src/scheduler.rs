@@ -290,10 +290,10 @@ impl SchedulerCore {
         self.bench_seq.store(seq, Ordering::Relaxed);
     }
 
-    /// Takes every pending event out, staged or queued, for a snapshot to
-    /// look at outside the lock (their payloads' `Serialize` impls are user
-    /// code): the queue itself, with the staged events filed in it and the
-    /// cancelled ones dropped. The caller puts it back with
+    /// Takes every pending event out, staged or queued, cancelled or not,
+    /// for a snapshot to look at outside the lock (their payloads'
+    /// `Serialize` impls are user code): the queue itself, with the staged
+    /// events filed in it. The caller puts it back with
     /// [`put_back_pending`](SchedulerCore::put_back_pending). Between
     /// steps, on the driving thread: a `Scheduler` handle on another thread
     /// may queue meanwhile, which the order by key makes harmless.
@@ -307,8 +307,6 @@ impl SchedulerCore {
         for entry in staged {
             queue.push(entry);
         }
-        // Outside the lock: an event's drop may release a mailbox.
-        queue.retain(|entry| !entry.is_cancelled());
         queue
     }
 

@@ -160,14 +160,16 @@ impl<T> Channel<T> {
         self.binding.get()
     }
 
-    /// Starts loading the binding, which a save is about to read (see
-    /// `prefetch.rs`).
+    /// Starts loading what a save is about to read of this channel: the
+    /// binding, and the bench beside `parked` (see `prefetch.rs`).
     #[cfg(feature = "save")]
     pub(crate) fn prefetch_binding(&self) {
         crate::prefetch::prefetch(&self.binding);
+        crate::prefetch::prefetch(&self.bench);
     }
 
-    /// The bench the owning model was added to, once added (cold).
+    /// The bench the owning model was added to, once added (cold, but for
+    /// a save, which reads it for every pending event).
     pub(crate) fn bench(&self) -> Option<BenchId> {
         self.binding.get()?;
         BenchId::from_raw(self.bench.load(Ordering::Relaxed))

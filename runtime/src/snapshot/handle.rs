@@ -25,8 +25,9 @@ pub(crate) trait ModelHandle: Send {
     /// Reads its state back from `state` and sets its next event sequence
     /// number to `seq`.
     fn restore(&self, seq: u64, state: &[u8]) -> Result<(), StateError>;
-    /// Starts loading its mailbox's first cache line, which a restored
-    /// event's address is about to share (see `prefetch.rs`).
+    /// Starts loading the start of its mailbox's channel, beside which the
+    /// channel's reference counts lie (a restored event's address takes
+    /// one; usually on the same cache line, see `prefetch.rs`).
     fn prefetch_mailbox(&self);
     /// The event for its input `port` with a saved payload.
     fn decode_event(

@@ -55,19 +55,24 @@ pub(super) struct TakenEvents {
 impl TakenEvents {
     /// Takes `simulation`'s pending events, staged or queued (the events
     /// staged by the models the calling thread polled are reached on the
-    /// driving thread only, hence `drive`), and sorts each of the list's
-    /// buckets.
+    /// driving thread only, hence `drive`), drops the cancelled ones (as a
+    /// compaction would, outside the lock: an event's drop may release a
+    /// mailbox) and sorts each of the list's buckets. The list is held by
+    /// the guard first, so that a panicking drop loses no event.
     pub(super) fn take(simulation: &Simulation) -> Self {
         let _driving = simulation.drive();
         let core = simulation.core().clone();
-        let mut queue = core.take_pending();
-        queue.sort_each_bucket(|bucket| sort_in_queue_order(bucket, |entry| entry.order));
         let bench = core.bench;
-        TakenEvents {
+        let mut taken = TakenEvents {
+            queue: Some(core.take_pending()),
             core,
-            queue: Some(queue),
             bench,
+        };
+        if let Some(queue) = &mut taken.queue {
+            queue.retain(|entry| !entry.is_cancelled());
+            queue.sort_each_bucket(|bucket| sort_in_queue_order(bucket, |entry| entry.order));
         }
+        taken
     }
 
     /// The events, in queue order.

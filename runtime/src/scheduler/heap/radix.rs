@@ -309,8 +309,8 @@ impl RadixQueue {
     /// bucket is earlier than every event of a later one, so if `sort`
     /// orders a bucket by key, [`entries`](RadixQueue::entries) then reads
     /// the whole queue in key order: a sort of each bucket where it lies,
-    /// much smaller than the queue and within the caches, rather than of
-    /// all the events taken out.
+    /// rather than of all the events taken out (with times spread evenly,
+    /// the largest buckets hold about a sixteenth of the queue each).
     #[cfg(feature = "save")]
     pub(crate) fn sort_each_bucket(&mut self, mut sort: impl FnMut(&mut [Entry])) {
         for bucket in 0..BUCKETS {
