@@ -1,10 +1,10 @@
-//! A hash map keyed by addresses (a mailbox's, a sink's, a key's): the
-//! identities the snapshot and topology code look up once per model or
-//! event.
+//! A hash map keyed by addresses (an event key's): the identities a save
+//! looks up once per key a model's state holds.
 //!
 //! `std`'s SipHash resists keys an attacker chooses, which addresses are
-//! not, at several times the cost: building the map of 10⁶ mailboxes was
-//! a fifth of saving a bench of 10⁶ models.
+//! not, at several times the cost: building a map of 10⁶ mailboxes with it
+//! was a fifth of saving a bench of 10⁶ models (that map is gone: see
+//! `topology/resolve.rs`).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

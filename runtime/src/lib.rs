@@ -27,6 +27,7 @@
 //! See the [`model`](mod@model) module for a complete hand-written model,
 //! and the [`model`](macro@model) attribute for the macros that write it.
 
+#[cfg(feature = "save")]
 mod address_hash;
 mod bench;
 pub mod composite;

@@ -17,6 +17,7 @@
 //!   bench is refused and reported as
 //!   [`SimulationError::ForeignAddress`](crate::SimulationError::ForeignAddress).
 
+pub(crate) mod bound;
 pub(crate) mod channel;
 pub(crate) mod overflow;
 pub(crate) mod queue;

@@ -33,7 +33,7 @@ pub use init::SimInit;
 pub use ordered::MessageOrder;
 pub use progress::Progress;
 
-use crate::bench::BenchGuard;
+use crate::bench::{BenchGuard, BenchId};
 use crate::executor::{panic_message, Executor, RunError, Stuck, TaskMeta};
 use crate::mailbox::IntoAddress;
 use crate::model::PortKind;
@@ -786,6 +786,12 @@ impl Simulation {
     pub(crate) fn injected_waiting(&self) -> usize {
         let queue = self.live.as_ref().and_then(|live| live.queue.as_ref());
         queue.map_or(0, |queue| queue.0.waiting_for_next_step())
+    }
+
+    /// The identity of the bench, to which its models' mailboxes are
+    /// bound.
+    pub(crate) fn bench(&self) -> BenchId {
+        self.core.bench
     }
 
     /// The schedule and clock.

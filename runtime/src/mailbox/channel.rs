@@ -50,8 +50,8 @@ pub(crate) struct Binding {
     /// (inline when short: no allocation for most models).
     pub(crate) name: Name,
     /// The model's place in its bench's add order (from 0), by which a
-    /// snapshot names a pending event's recipient.
-    #[cfg_attr(not(feature = "save"), allow(dead_code))]
+    /// snapshot names a pending event's recipient and the topology a
+    /// connection's.
     pub(crate) place: u32,
 }
 

@@ -2,13 +2,14 @@
 //! export.
 //!
 //! A connection is a type-erased target (see `target.rs`); asked on the
-//! cold path, it names its recipient as a [`Recipient`]: the *identity* of
-//! the recipient's mailbox or sink (the address of its shared state), the
-//! recipient port's name and the recipient model's metadata. An identity
-//! rather than a name, because a connection is often made before its
-//! recipient's mailbox is added to the bench, and so before it has a name:
-//! the bench resolves identities to paths once everything is added (see
-//! `crate::topology`). Nothing here is read or stored by a send.
+//! cold path, it names its recipient as a [`Recipient`]: the recipient's
+//! mailbox (held weakly) or the identity of its sink (the address of its
+//! shared state), the recipient port's name and the recipient model's
+//! metadata. The mailbox rather than a name, because a connection is often
+//! made before its recipient's mailbox is added to the bench, and so
+//! before it has a name: once everything is added, the bench asks the
+//! mailbox for its model's place in the bench (see `crate::topology`).
+//! Nothing here is read or stored by a send.
 //!
 //! A model lists its sending ports into a [`ConnectionList`] through
 //! [`Model::list_connections`](crate::Model::list_connections), which
@@ -16,8 +17,10 @@
 //! `Requestor` or `UniRequestor` field.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
+use crate::bench::BenchId;
+use crate::mailbox::bound::BoundMailbox;
 use crate::mailbox::Address;
 use crate::model::{Model, ModelMetadata, PortKind};
 
@@ -49,20 +52,30 @@ impl fmt::Display for Mapping {
     }
 }
 
-/// The identity of a mailbox: the address of its shared channel, which
-/// its model's connections keep alive while they exist.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct MailboxKey(usize);
+/// The recipient's mailbox, held weakly: listing a connection keeps
+/// nothing alive. Asked for its place in a bench when a topology or a
+/// checksum of the connections is made, which names the recipient model
+/// by that place with no map of the bench's mailboxes.
+#[derive(Clone)]
+pub(crate) struct MailboxRef(Weak<dyn BoundMailbox>);
 
-impl MailboxKey {
-    /// The identity of the mailbox at `address`.
+impl MailboxRef {
+    /// The mailbox at `address`.
     pub(crate) fn of<M: Model>(address: &Address<M>) -> Self {
-        Self::from_ptr(Arc::as_ptr(address.channel()).cast())
+        let channel: Arc<dyn BoundMailbox> = address.channel().clone();
+        MailboxRef(Arc::downgrade(&channel))
     }
 
-    /// The identity of the mailbox whose channel is at `channel`.
-    pub(crate) fn from_ptr(channel: *const ()) -> Self {
-        MailboxKey(channel as usize)
+    /// The recipient model's place in `bench`'s add order, if its mailbox
+    /// still exists and was added to `bench`.
+    pub(crate) fn place_in(&self, bench: BenchId) -> Option<usize> {
+        self.0.upgrade()?.place_in(bench)
+    }
+}
+
+impl fmt::Debug for MailboxRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MailboxRef({:p})", self.0.as_ptr().cast::<()>())
     }
 }
 
@@ -78,22 +91,25 @@ impl SinkKey {
 }
 
 /// Where one connection leads.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) enum Recipient {
     /// A port of a model: an input for an output or event source, a
     /// replier for a requestor or query source.
     Model {
         /// The recipient's mailbox.
-        mailbox: MailboxKey,
+        mailbox: MailboxRef,
         /// The recipient port's name.
         port: &'static str,
         /// Input or replier.
         kind: PortKind,
+        /// How what is sent is adapted to the port.
+        mapping: Mapping,
         /// The recipient model type's metadata (its type name, if its
         /// mailbox is never added to the bench).
         metadata: fn() -> ModelMetadata,
     },
-    /// A sink the bench reads.
+    /// A sink the bench reads (connected directly: a sink takes what is
+    /// sent as is).
     Sink(SinkKey),
     /// A connection already replaced by one that refuses every message (its
     /// recipient is in another bench): not listed.
@@ -107,12 +123,14 @@ impl fmt::Debug for Recipient {
                 mailbox,
                 port,
                 kind,
+                mapping,
                 ..
             } => f
                 .debug_struct("Model")
                 .field("mailbox", mailbox)
                 .field("port", port)
                 .field("kind", kind)
+                .field("mapping", mapping)
                 .finish(),
             Recipient::Sink(key) => f.debug_tuple("Sink").field(key).finish(),
             Recipient::Refused => f.write_str("Refused"),
@@ -120,15 +138,24 @@ impl fmt::Debug for Recipient {
     }
 }
 
-/// One connection of a sending port, as listed for the topology export.
-#[derive(Debug, Clone, Copy)]
+/// One connection of a sending port, as listed for the topology export
+/// (64 bytes: how the value is adapted is kept in the recipient's padding).
+#[derive(Debug, Clone)]
 pub(crate) struct Link {
     /// The sending port's name (empty for a bench source).
     pub(crate) from_port: &'static str,
-    /// Where it leads.
+    /// Where it leads, and how the value is adapted on the way.
     pub(crate) to: Recipient,
+}
+
+impl Link {
     /// How the value is adapted on the way.
-    pub(crate) mapping: Mapping,
+    pub(crate) fn mapping(&self) -> Mapping {
+        match self.to {
+            Recipient::Model { mapping, .. } => mapping,
+            Recipient::Sink(_) | Recipient::Refused => Mapping::Direct,
+        }
+    }
 }
 
 /// The connections of a model's sending ports, listed by
@@ -183,13 +210,9 @@ impl ConnectionList {
     }
 
     /// Appends one connection of port `from_port`.
-    pub(crate) fn push(&mut self, from_port: &'static str, (to, mapping): (Recipient, Mapping)) {
+    pub(crate) fn push(&mut self, from_port: &'static str, to: Recipient) {
         if !matches!(to, Recipient::Refused) {
-            self.links.push(Link {
-                from_port,
-                to,
-                mapping,
-            });
+            self.links.push(Link { from_port, to });
         }
     }
 }

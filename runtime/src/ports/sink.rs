@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::task::Context;
 
-use super::link::{Mapping, Recipient, SinkKey};
+use super::link::{Recipient, SinkKey};
 use super::target::Target;
 use crate::mailbox::WaitTicket;
 use crate::sync::lock;
@@ -79,8 +79,8 @@ impl<T: Send + 'static> Target<T> for Mutex<Option<T>> {
         *lock(self) = Some(value);
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
-        (Recipient::Sink(SinkKey::of(self)), Mapping::Direct)
+    fn link(&self) -> Recipient {
+        Recipient::Sink(SinkKey::of(self))
     }
 }
 
@@ -163,8 +163,8 @@ impl<T: Send + 'static> Target<T> for Mutex<VecDeque<T>> {
         lock(self).push_back(value);
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
-        (Recipient::Sink(SinkKey::of(self)), Mapping::Direct)
+    fn link(&self) -> Recipient {
+        Recipient::Sink(SinkKey::of(self))
     }
 }
 
@@ -248,8 +248,8 @@ where
         (self.0)(value);
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
-        (Recipient::Sink(SinkKey::of(self)), Mapping::Direct)
+    fn link(&self) -> Recipient {
+        Recipient::Sink(SinkKey::of(self))
     }
 }
 

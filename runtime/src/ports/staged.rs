@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use super::link::{Mapping, Recipient};
+use super::link::Recipient;
 use super::target::{Check, ReplierTarget, Target};
 use crate::bench::BenchId;
 use crate::mailbox::WaitTicket;
@@ -59,7 +59,7 @@ impl<T: Send + 'static> Target<T> for StagedTarget<T> {
         self.0.check(bench)
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
+    fn link(&self) -> Recipient {
         self.0.link()
     }
 }
@@ -106,7 +106,7 @@ impl<T: Send + 'static, R: Send + 'static> ReplierTarget<T, R> for StagedReplier
         self.0.is_misaddressed()
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
+    fn link(&self) -> Recipient {
         self.0.link()
     }
 }

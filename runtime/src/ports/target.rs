@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 
 use super::adapt::{Adapt, Convert};
 use super::input::{InputPort, ReplierPort};
-use super::link::{MailboxKey, Mapping, Recipient};
+use super::link::{MailboxRef, Mapping, Recipient};
 use super::reply::ReplySlot;
 use crate::bench::BenchId;
 use crate::mailbox::channel::{note_unbound_cold, Pushed};
@@ -69,7 +69,7 @@ pub(crate) trait Target<T>: Send + Sync {
     /// (its recipient is in another bench) answers `Refused` and is not
     /// listed. Required, so that no kind of connection can go missing
     /// from the export by omission.
-    fn link(&self) -> (Recipient, Mapping);
+    fn link(&self) -> Recipient;
 }
 
 /// Where a connection's recipient is, seen from a sending bench.
@@ -148,8 +148,8 @@ impl<T> Target<T> for ForeignInput {
         true
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
-        (Recipient::Refused, Mapping::Direct)
+    fn link(&self) -> Recipient {
+        Recipient::Refused
     }
 }
 
@@ -208,7 +208,7 @@ pub(crate) trait ReplierTarget<T, R>: Send + Sync {
 
     /// Where this connection leads and how it converts the request and
     /// the reply, for the topology export (cold).
-    fn link(&self) -> (Recipient, Mapping);
+    fn link(&self) -> Recipient;
 }
 
 /// A connection to a replier of a model of another bench: drops every
@@ -264,8 +264,8 @@ impl<T, R> ReplierTarget<T, R> for ForeignReplier {
         true
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
-        (Recipient::Refused, Mapping::Direct)
+    fn link(&self) -> Recipient {
+        Recipient::Refused
     }
 }
 
@@ -377,25 +377,24 @@ where
         check_address(&self.address, self.port.name(), PortKind::Input, bench)
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
-        (
-            model_recipient(&self.address, self.port.name(), PortKind::Input),
-            A::MAPPING,
-        )
+    fn link(&self) -> Recipient {
+        model_recipient(&self.address, self.port.name(), PortKind::Input, A::MAPPING)
     }
 }
 
 /// The model port `port` (of kind `kind`) of the mailbox at `address`, as
-/// a recipient.
+/// a recipient reached through `mapping`.
 fn model_recipient<M: Model>(
     address: &Address<M>,
     port: &'static str,
     kind: PortKind,
+    mapping: Mapping,
 ) -> Recipient {
     Recipient::Model {
-        mailbox: MailboxKey::of(address),
+        mailbox: MailboxRef::of(address),
         port,
         kind,
+        mapping,
         metadata: M::metadata,
     }
 }
@@ -510,12 +509,11 @@ where
         self.address.channel().binding().is_none()
     }
 
-    fn link(&self) -> (Recipient, Mapping) {
+    fn link(&self) -> Recipient {
         let mapping = match (F::MAPPING, G::MAPPING) {
             (Mapping::Direct, Mapping::Direct) => Mapping::Direct,
             _ => Mapping::Map,
         };
-        let recipient = model_recipient(&self.address, self.port.name(), PortKind::Replier);
-        (recipient, mapping)
+        model_recipient(&self.address, self.port.name(), PortKind::Replier, mapping)
     }
 }

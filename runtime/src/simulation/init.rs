@@ -9,6 +9,7 @@ use super::error::{MissingConnection, SimulationError};
 use super::live::Live;
 use super::ordered::{MessageOrder, Rounds};
 use super::Simulation;
+use crate::bench::BenchId;
 use crate::composite::{BuildContext, Composite};
 use crate::context::Context;
 use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
@@ -423,6 +424,12 @@ impl SimInit {
     pub fn init(self, start: SimTime) -> Result<Simulation, SimulationError> {
         self.check()?;
         self.start(start)
+    }
+
+    /// The identity of the bench being built, to which its models'
+    /// mailboxes are bound.
+    pub(crate) fn bench(&self) -> BenchId {
+        self.core.bench
     }
 
     /// The schedule and clock, shared with the models' contexts.

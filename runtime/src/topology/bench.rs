@@ -75,14 +75,17 @@ impl SimInit {
     /// A connection to a mailbox not added yet shows as
     /// [`Endpoint::Unbound`](crate::topology::Endpoint::Unbound).
     pub fn topology(&self) -> Topology {
-        self.topology.resolve()
+        self.topology.resolve(self.bench())
     }
 
     /// The number of models and the connections, numbered as in
     /// [`topology`](Self::topology), without its names (for checksums).
     #[cfg(feature = "save")]
     pub(crate) fn wiring(&self) -> (usize, Vec<Connection>) {
-        (self.topology.models.len(), self.topology.wiring())
+        (
+            self.topology.models.len(),
+            self.topology.wiring(self.bench()),
+        )
     }
 }
 
@@ -90,12 +93,15 @@ impl Simulation {
     /// The graph of the bench, as it was built (see
     /// [`SimInit::topology`]).
     pub fn topology(&self) -> Topology {
-        self.topology.resolve()
+        self.topology.resolve(self.bench())
     }
 
     /// As [`SimInit::wiring`].
     #[cfg(feature = "save")]
     pub(crate) fn wiring(&self) -> (usize, Vec<Connection>) {
-        (self.topology.models.len(), self.topology.wiring())
+        (
+            self.topology.models.len(),
+            self.topology.wiring(self.bench()),
+        )
     }
 }

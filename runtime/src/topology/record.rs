@@ -3,10 +3,10 @@
 //! A model's connections are listed when it is added
 //! ([`Model::list_connections`], once, on the cold path), since the model
 //! moves into its task then and is never reachable again from outside.
-//! A connection names its recipient by identity (see `ports/link.rs`): the
-//! recipient may be added after the sender, so identities are resolved to
-//! paths only when a [`Topology`](super::Topology) is asked for (see
-//! `resolve.rs`).
+//! A connection names its recipient by its mailbox (see `ports/link.rs`):
+//! the recipient may be added after the sender, so mailboxes are resolved
+//! to the models' places and paths only when a
+//! [`Topology`](super::Topology) is asked for (see `resolve.rs`).
 //!
 //! Kept small, since it lives as long as the bench: a model costs one
 //! 32-byte record (its mailbox's channel, shared, which keeps the model's
@@ -16,10 +16,10 @@
 
 use std::sync::Arc;
 
-use crate::mailbox::channel::Channel;
+use crate::mailbox::bound::BoundMailbox;
 use crate::mailbox::Mailbox;
 use crate::model::{Model, ModelMetadata};
-use crate::ports::link::{Link, MailboxKey, SinkKey};
+use crate::ports::link::{Link, SinkKey};
 use crate::ports::ConnectionList;
 
 use super::graph::SourceKind;
@@ -41,10 +41,9 @@ pub(crate) struct Recorder {
 
 /// One model.
 pub(super) struct ModelRecord {
-    /// Its mailbox's channel: its identity, as its senders' connections
-    /// name it, and its path, which the channel keeps once the model is
+    /// Its mailbox's channel, which keeps the model's path once it is
     /// added.
-    pub(super) mailbox: Arc<dyn BoundName>,
+    pub(super) mailbox: Arc<dyn BoundMailbox>,
     /// Its type's metadata.
     pub(super) metadata: fn() -> ModelMetadata,
     /// The end of its connections in [`Recorder::links`] (they start at the
@@ -53,11 +52,6 @@ pub(super) struct ModelRecord {
 }
 
 impl ModelRecord {
-    /// The identity of the model's mailbox.
-    pub(super) fn key(&self) -> MailboxKey {
-        MailboxKey::from_ptr(Arc::as_ptr(&self.mailbox).cast())
-    }
-
     /// The model's path.
     pub(super) fn path(&self) -> &str {
         self.mailbox.bound_name().unwrap_or("<not added>")
@@ -70,21 +64,6 @@ impl std::fmt::Debug for ModelRecord {
             .field("path", &self.path())
             .field("links_end", &self.links_end)
             .finish()
-    }
-}
-
-/// A mailbox's channel, seen for its name only.
-pub(super) trait BoundName: Send + Sync {
-    /// The name of the model it was added with, once added.
-    fn bound_name(&self) -> Option<&str>;
-}
-
-impl<T> BoundName for Channel<T>
-where
-    Channel<T>: Send + Sync,
-{
-    fn bound_name(&self) -> Option<&str> {
-        self.name()
     }
 }
 

@@ -1,16 +1,19 @@
-//! From the record to the graph: identities become paths and names,
-//! models and composites find their clusters.
+//! From the record to the graph: mailboxes become models, identities
+//! become names, models and composites find their clusters.
 //!
 //! Done when a topology is asked for, not while the bench is built, so
-//! that building pays only for the record. Every lookup is a hash map or
-//! a walk up a path, so a bench of millions of models resolves in time
-//! linear in its size.
+//! that building pays only for the record. A connection's recipient model
+//! is its mailbox's place in the bench (the place it was bound to when
+//! its model was added, which is also its place in the record), read
+//! through the mailbox: no map of the bench's mailboxes is built. Every
+//! other lookup is a hash map or a walk up a path, so a bench of millions
+//! of models resolves in time linear in its size.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::address_hash::AddressMap;
+use crate::bench::BenchId;
 use crate::model::PortKind;
-use crate::ports::link::{Link, MailboxKey, Recipient, SinkKey};
+use crate::ports::link::{Link, Recipient, SinkKey};
 
 use super::graph::{
     CompositeNode, Connection, ConnectionKind, Endpoint, ModelNode, SinkNode, SourceNode, Topology,
@@ -18,8 +21,8 @@ use super::graph::{
 use super::record::Recorder;
 
 impl Recorder {
-    /// The graph of what was recorded.
-    pub(crate) fn resolve(&self) -> Topology {
+    /// The graph of what was recorded in `bench`.
+    pub(crate) fn resolve(&self, bench: BenchId) -> Topology {
         let composites = self.composite_nodes();
         let clusters = Clusters::of(&composites);
         let models: Vec<ModelNode> = self
@@ -37,7 +40,7 @@ impl Recorder {
                 }
             })
             .collect();
-        let mut resolver = Resolver::new(self, true);
+        let mut resolver = Resolver::new(self, bench, true);
         for (i, (_, links)) in self.models_with_links().enumerate() {
             for link in links {
                 resolver.model_link(i, link, |port| {
@@ -67,8 +70,8 @@ impl Recorder {
     /// wiring needs, at a fraction of the cost (no string per model or
     /// connection).
     #[cfg_attr(not(feature = "save"), allow(dead_code))]
-    pub(crate) fn wiring(&self) -> Vec<Connection> {
-        let mut resolver = Resolver::new(self, false);
+    pub(crate) fn wiring(&self, bench: BenchId) -> Vec<Connection> {
+        let mut resolver = Resolver::new(self, bench, false);
         for (i, (_, links)) in self.models_with_links().enumerate() {
             for link in links {
                 resolver.model_link(i, link, |_| (String::new(), "?"));
@@ -153,8 +156,11 @@ impl<'a> Clusters<'a> {
 struct Resolver {
     /// Whether sinks get names (not for [`Recorder::wiring`]).
     names: bool,
-    /// Each model's index, by mailbox.
-    mailboxes: AddressMap<MailboxKey, usize>,
+    /// The bench recorded, to which a recipient's mailbox must have been
+    /// added for the recipient to be one of its models.
+    bench: BenchId,
+    /// The number of models recorded.
+    models: usize,
     /// Each sink's index, by identity.
     sink_index: HashMap<SinkKey, usize>,
     /// The sinks so far.
@@ -168,15 +174,11 @@ struct Resolver {
 impl Resolver {
     /// The resolver of `recorder`'s connections, its named sinks first (so
     /// that they keep their place whichever connection reaches them).
-    fn new(recorder: &Recorder, names: bool) -> Self {
+    fn new(recorder: &Recorder, bench: BenchId, names: bool) -> Self {
         let mut resolver = Resolver {
             names,
-            mailboxes: recorder
-                .models
-                .iter()
-                .enumerate()
-                .map(|(i, record)| (record.key(), i))
-                .collect(),
+            bench,
+            models: recorder.models.len(),
             sink_index: HashMap::new(),
             sinks: Vec::new(),
             sink_names: HashSet::new(),
@@ -237,24 +239,26 @@ impl Resolver {
         link: &Link,
         new_sink: impl FnOnce() -> (String, &'static str),
     ) {
-        let (to, kind) = match link.to {
+        let (to, kind) = match &link.to {
             Recipient::Model {
                 mailbox,
                 port,
                 kind,
                 metadata,
+                ..
             } => {
-                let to = match self.mailboxes.get(&mailbox) {
-                    Some(&model) => Endpoint::Port { model, port },
+                let place = mailbox.place_in(self.bench);
+                let to = match place.filter(|&place| place < self.models) {
+                    Some(model) => Endpoint::Port { model, port },
                     None => Endpoint::Unbound {
                         type_name: metadata().type_name,
                         port,
                     },
                 };
-                (to, ConnectionKind::of(kind))
+                (to, ConnectionKind::of(*kind))
             }
             Recipient::Sink(sink) => (
-                Endpoint::Sink(self.sink(sink, new_sink)),
+                Endpoint::Sink(self.sink(*sink, new_sink)),
                 ConnectionKind::of(PortKind::Input),
             ),
             Recipient::Refused => return,
@@ -263,7 +267,7 @@ impl Resolver {
             from,
             to,
             kind,
-            mapping: link.mapping,
+            mapping: link.mapping(),
         });
     }
 

@@ -402,6 +402,36 @@ fn a_recipient_never_added_is_unbound() {
 }
 
 #[test]
+fn a_recipient_added_to_another_bench_is_unbound_there_only() {
+    let ground = Mailbox::<Ground>::new();
+    let mut source = EventSource::new();
+    source.connect(Ground::ports().telemetry, &ground);
+    // The ground station is the second model of its bench: a recipient
+    // is named by its own bench's place.
+    let its_bench = SimInit::new()
+        .add_model(Ground {}, Mailbox::new(), "other")
+        .add_model(Ground {}, ground, "ground")
+        .add_event_source(&source, "lines");
+    let elsewhere = SimInit::new()
+        .add_model(Ground {}, Mailbox::new(), "first")
+        .add_model(Ground {}, Mailbox::new(), "second")
+        .add_event_source(&source, "lines");
+    assert_eq!(
+        its_bench.topology().connections[0].to,
+        Endpoint::Port {
+            model: 1,
+            port: "telemetry"
+        }
+    );
+    assert_eq!(
+        elsewhere.topology().connections[0].to,
+        Endpoint::Unbound {
+            type_name: "Ground",
+            port: "telemetry"
+        }
+    );
+}
+#[test]
 fn sinks_are_named_or_called_after_their_first_sender() {
     let bench = spacecraft();
     let topology = bench.init.topology();

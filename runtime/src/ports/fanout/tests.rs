@@ -54,11 +54,8 @@ impl Target<Counted> for Recorder {
         self.got.lock().unwrap().push(value.0);
     }
 
-    fn link(&self) -> (crate::ports::link::Recipient, crate::ports::link::Mapping) {
-        (
-            crate::ports::link::Recipient::Refused,
-            crate::ports::link::Mapping::Direct,
-        )
+    fn link(&self) -> crate::ports::link::Recipient {
+        crate::ports::link::Recipient::Refused
     }
 }
 
