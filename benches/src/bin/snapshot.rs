@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p causim-benches --bin snapshot -- [--runs N] [--threads N] [--max-models N]
-//!     [--models N --events N]
+//!     [--models N --events N [--links N]]
 //! ```
 //!
 //! Each row is a bench of `models` models of a few fields each (a counter,
@@ -23,7 +23,11 @@
 //! events (the restored bench runs its first step and must deliver the
 //! same events as the saved one). Prints the median and range of `--runs`
 //! runs (5) and the throughput of the median, snapshot bytes per second.
-//! `--models` with `--events` runs that one row instead (for a profiler).
+//! `--models` with `--events` runs that one row instead (for a profiler);
+//! `--links` gives each of its models an output connected to that many
+//! others (the row's models are otherwise unconnected), so that the
+//! checksums of the connections, which a bench's first save and every
+//! restore compute, resolve real connections.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -45,6 +49,9 @@ enum Mode {
 /// A model of a few fields, saved whole.
 #[model(save)]
 struct Cell {
+    /// Connected to `--links` other cells (never sent on: a port is not
+    /// saved, its connections are checksummed).
+    out: Output<u64>,
     /// Events scheduled at `init`, one second apart from `phase` seconds.
     events: u32,
     /// When its first event is due, s.
@@ -98,6 +105,8 @@ struct Row {
     models: usize,
     /// Pending events in the bench.
     events: usize,
+    /// Connections of each model's output.
+    links: usize,
 }
 
 /// The rows: 10³, 10⁵ and 10⁶ models with one pending event each; 10⁶
@@ -107,22 +116,27 @@ const ROWS: [Row; 5] = [
     Row {
         models: 1_000,
         events: 1_000,
+        links: 0,
     },
     Row {
         models: 100_000,
         events: 100_000,
+        links: 0,
     },
     Row {
         models: 1_000_000,
         events: 1_000_000,
+        links: 0,
     },
     Row {
         models: 1_000_000,
         events: 0,
+        links: 0,
     },
     Row {
         models: 1_000,
         events: 1_000_000,
+        links: 0,
     },
 ];
 
@@ -147,7 +161,7 @@ impl Args {
             max_models: usize::MAX,
             row: None,
         };
-        let (mut models, mut events) = (None, None);
+        let (mut models, mut events, mut links) = (None, None, 0);
         while let Some(arg) = args.next() {
             let value = args.next().ok_or(format!("{arg} needs a value"))?;
             let number: usize = value.parse().map_err(|e| format!("{arg} {value}: {e}"))?;
@@ -157,6 +171,7 @@ impl Args {
                 "--max-models" => parsed.max_models = number,
                 "--models" => models = Some(number),
                 "--events" => events = Some(number),
+                "--links" => links = number,
                 _ => return Err(format!("unknown argument {arg}")),
             }
         }
@@ -165,7 +180,11 @@ impl Args {
         }
         parsed.row = match (models, events) {
             (None, None) => None,
-            (Some(models), Some(events)) if models > 0 => Some(Row { models, events }),
+            (Some(models), Some(events)) if models > 0 => Some(Row {
+                models,
+                events,
+                links,
+            }),
             _ => return Err("give --models (at least 1) and --events together".into()),
         };
         Ok(parsed)
@@ -177,9 +196,16 @@ fn bench(row: Row, threads: usize) -> (SimInit, Address<Cell>) {
     let mut init = SimInit::new().with_threads(threads);
     let per_model = row.events / row.models;
     let extra = row.events % row.models;
-    let mut last = None;
-    for index in 0..row.models {
+    let mailboxes: Vec<Mailbox<Cell>> = (0..row.models).map(|_| Mailbox::new()).collect();
+    let addresses: Vec<Address<Cell>> = mailboxes.iter().map(Mailbox::address).collect();
+    for (index, mailbox) in mailboxes.into_iter().enumerate() {
+        let mut out = Output::new();
+        for link in 0..row.links {
+            let to = (index + 1 + link * 7919) % row.models;
+            out.connect(Cell::ports().poke, &addresses[to]);
+        }
         let cell = Cell {
+            out,
             events: (per_model + usize::from(index < extra)) as u32,
             phase: (index % 1000) as u32,
             count: index as u64 * 7919,
@@ -191,11 +217,10 @@ fn bench(row: Row, threads: usize) -> (SimInit, Address<Cell>) {
             },
             mark: (index % 2 == 0).then_some(index as u32),
         };
-        let mailbox = Mailbox::new();
-        last = Some(mailbox.address());
         init = init.add_model(cell, mailbox, format!("cell {index}"));
     }
-    (init, last.expect("at least one model"))
+    let last = addresses.last().expect("at least one model").clone();
+    (init, last)
 }
 
 /// The timings of one run.
@@ -293,7 +318,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(message) => {
             eprintln!(
-                "snapshot: {message}\nusage: snapshot [--runs N] [--threads N] [--max-models N] [--models N --events N]"
+                "snapshot: {message}\nusage: snapshot [--runs N] [--threads N] [--max-models N] [--models N --events N [--links N]]"
             );
             return ExitCode::from(2);
         }

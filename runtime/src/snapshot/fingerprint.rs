@@ -9,45 +9,186 @@
 //! where a full list would grow a snapshot of 10⁶ models by tens of
 //! megabytes; and places, not paths, keep it cheap to compute (the model
 //! list itself is checked path by path).
+//!
+//! The topology lists the connections model after model
+//! (`Recorder::for_each_connection`), so a model's connections are
+//! written to one small buffer and checksummed at once when the next
+//! model's begin: a CRC-32 of the buffer is the CRC-32 of its pieces fed
+//! one by one, without a hasher per model (10⁶ of them) and a call per
+//! piece.
 
 use crate::topology::{Connection, Endpoint};
 
-/// The checksum of each of `models` models' outgoing connections, in add
-/// order, from the bench's wiring (see `Recorder::wiring`).
-pub(crate) fn fingerprints(models: usize, wiring: &[Connection]) -> Vec<u32> {
-    let mut hashers = vec![crc32fast::Hasher::new(); models];
-    for connection in wiring {
+/// The checksums of a bench's models, made from its connections as they
+/// are listed.
+pub(crate) struct Fingerprints {
+    /// Each model's checksum, in add order (0, the checksum of nothing,
+    /// for a model without connections).
+    sums: Vec<u32>,
+    /// The model whose connections are in `bytes`.
+    model: usize,
+    /// That model's connections so far, as checksummed.
+    bytes: Vec<u8>,
+}
+
+impl Fingerprints {
+    /// The checksums of a bench of `models` models, before its
+    /// connections are added.
+    pub(crate) fn new(models: usize) -> Self {
+        Fingerprints {
+            sums: vec![0; models],
+            model: 0,
+            bytes: Vec::with_capacity(256),
+        }
+    }
+
+    /// Adds `connection`; those of a source are not checksummed.
+    pub(crate) fn add(&mut self, connection: &Connection) {
         let Endpoint::Port { model, port } = connection.from else {
-            continue;
+            return;
         };
-        let hasher = &mut hashers[model];
-        hasher.update(port.as_bytes());
-        hasher.update(&[0, connection.kind as u8, connection.mapping as u8]);
+        if model != self.model {
+            self.close();
+            self.model = model;
+        }
+        let bytes = &mut self.bytes;
+        bytes.extend_from_slice(port.as_bytes());
+        bytes.extend_from_slice(&[0, connection.kind as u8, connection.mapping as u8]);
         match connection.to {
             Endpoint::Port { model, port } => {
-                hasher.update(&[1]);
-                hasher.update(&(model as u64).to_le_bytes());
-                hasher.update(port.as_bytes());
+                bytes.push(1);
+                bytes.extend_from_slice(&(model as u64).to_le_bytes());
+                bytes.extend_from_slice(port.as_bytes());
             }
             Endpoint::Source(index) => {
-                hasher.update(&[2]);
-                hasher.update(&(index as u64).to_le_bytes());
+                bytes.push(2);
+                bytes.extend_from_slice(&(index as u64).to_le_bytes());
             }
             Endpoint::Sink(index) => {
-                hasher.update(&[3]);
-                hasher.update(&(index as u64).to_le_bytes());
+                bytes.push(3);
+                bytes.extend_from_slice(&(index as u64).to_le_bytes());
             }
             Endpoint::Unbound { type_name, port } => {
-                hasher.update(&[4]);
-                hasher.update(type_name.as_bytes());
-                hasher.update(&[0]);
-                hasher.update(port.as_bytes());
+                bytes.push(4);
+                bytes.extend_from_slice(type_name.as_bytes());
+                bytes.push(0);
+                bytes.extend_from_slice(port.as_bytes());
             }
         }
-        hasher.update(&[0xFF]);
+        bytes.push(0xFF);
     }
-    hashers
-        .into_iter()
-        .map(crc32fast::Hasher::finalize)
-        .collect()
+
+    /// Each model's checksum, in add order.
+    pub(crate) fn finish(mut self) -> Vec<u32> {
+        self.close();
+        self.sums
+    }
+
+    /// Checksums the current model's connections.
+    fn close(&mut self) {
+        if self.bytes.is_empty() {
+            return;
+        }
+        // A model listed apart twice (never, as the topology lists them)
+        // would get the checksum of its last run: still the same for the
+        // same bench.
+        if let Some(sum) = self.sums.get_mut(self.model) {
+            *sum = crc32fast::hash(&self.bytes);
+        }
+        self.bytes.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::{ConnectionKind, Mapping};
+
+    fn connection(from: usize, port: &'static str, to: Endpoint) -> Connection {
+        Connection {
+            from: Endpoint::Port { model: from, port },
+            to,
+            kind: ConnectionKind::Event,
+            mapping: Mapping::Direct,
+        }
+    }
+
+    /// The checksums of `connections`, a hasher per model fed piece by
+    /// piece (the first design, whose checksums snapshots hold).
+    fn piece_by_piece(models: usize, connections: &[Connection]) -> Vec<u32> {
+        let mut hashers = vec![crc32fast::Hasher::new(); models];
+        for c in connections {
+            let Endpoint::Port { model, port } = c.from else {
+                continue;
+            };
+            let hasher = &mut hashers[model];
+            hasher.update(port.as_bytes());
+            hasher.update(&[0, c.kind as u8, c.mapping as u8]);
+            match c.to {
+                Endpoint::Port { model, port } => {
+                    hasher.update(&[1]);
+                    hasher.update(&(model as u64).to_le_bytes());
+                    hasher.update(port.as_bytes());
+                }
+                Endpoint::Source(index) => {
+                    hasher.update(&[2]);
+                    hasher.update(&(index as u64).to_le_bytes());
+                }
+                Endpoint::Sink(index) => {
+                    hasher.update(&[3]);
+                    hasher.update(&(index as u64).to_le_bytes());
+                }
+                Endpoint::Unbound { type_name, port } => {
+                    hasher.update(&[4]);
+                    hasher.update(type_name.as_bytes());
+                    hasher.update(&[0]);
+                    hasher.update(port.as_bytes());
+                }
+            }
+            hasher.update(&[0xFF]);
+        }
+        hashers.into_iter().map(|h| h.finalize()).collect()
+    }
+
+    #[test]
+    fn a_model_s_connections_checksummed_at_once_as_piece_by_piece() {
+        let connections = [
+            connection(
+                0,
+                "out",
+                Endpoint::Port {
+                    model: 2,
+                    port: "in",
+                },
+            ),
+            connection(0, "out", Endpoint::Sink(0)),
+            connection(
+                2,
+                "ask",
+                Endpoint::Unbound {
+                    type_name: "Far",
+                    port: "reply",
+                },
+            ),
+            Connection {
+                from: Endpoint::Source(0),
+                ..connection(
+                    0,
+                    "",
+                    Endpoint::Port {
+                        model: 1,
+                        port: "in",
+                    },
+                )
+            },
+        ];
+        let mut sums = Fingerprints::new(4);
+        for c in &connections {
+            sums.add(c);
+        }
+        let sums = sums.finish();
+        assert_eq!(sums, piece_by_piece(4, &connections));
+        assert_eq!((sums[1], sums[3]), (0, 0), "no connections");
+        assert_ne!(sums[0], sums[2]);
+    }
 }

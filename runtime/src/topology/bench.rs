@@ -78,14 +78,12 @@ impl SimInit {
         self.topology.resolve(self.bench())
     }
 
-    /// The number of models and the connections, numbered as in
-    /// [`topology`](Self::topology), without its names (for checksums).
+    /// Calls `each` with every connection, numbered as in
+    /// [`topology`](Self::topology), without its names, model after model
+    /// (for checksums).
     #[cfg(feature = "save")]
-    pub(crate) fn wiring(&self) -> (usize, Vec<Connection>) {
-        (
-            self.topology.models.len(),
-            self.topology.wiring(self.bench()),
-        )
+    pub(crate) fn for_each_connection(&self, each: impl FnMut(&Connection)) {
+        self.topology.for_each_connection(self.bench(), each);
     }
 }
 
@@ -96,12 +94,9 @@ impl Simulation {
         self.topology.resolve(self.bench())
     }
 
-    /// As [`SimInit::wiring`].
+    /// As [`SimInit::for_each_connection`].
     #[cfg(feature = "save")]
-    pub(crate) fn wiring(&self) -> (usize, Vec<Connection>) {
-        (
-            self.topology.models.len(),
-            self.topology.wiring(self.bench()),
-        )
+    pub(crate) fn for_each_connection(&self, each: impl FnMut(&Connection)) {
+        self.topology.for_each_connection(self.bench(), each);
     }
 }

@@ -40,7 +40,7 @@ impl Recorder {
                 }
             })
             .collect();
-        let mut resolver = Resolver::new(self, bench, true);
+        let mut resolver = Resolver::new(self, bench, true, self.links.len());
         for (i, (_, links)) in self.models_with_links().enumerate() {
             for link in links {
                 resolver.model_link(i, link, |port| {
@@ -64,21 +64,24 @@ impl Recorder {
         }
     }
 
-    /// The connections alone, numbered as [`resolve`](Self::resolve)
-    /// numbers them (models, sources and sinks by index), without the
-    /// names and clusters of the graph: what a checksum of the bench's
-    /// wiring needs, at a fraction of the cost (no string per model or
-    /// connection).
+    /// Calls `each` with every connection, numbered as
+    /// [`resolve`](Self::resolve) numbers them (models, sources and sinks
+    /// by index), model after model, then the sources': what a checksum of
+    /// the bench's wiring needs, at a fraction of the cost (no names, no
+    /// clusters, and no list of the whole bench's connections: at 10⁶
+    /// models of two connections each, that list was 144 MB written once
+    /// and read once).
     #[cfg_attr(not(feature = "save"), allow(dead_code))]
-    pub(crate) fn wiring(&self, bench: BenchId) -> Vec<Connection> {
-        let mut resolver = Resolver::new(self, bench, false);
+    pub(crate) fn for_each_connection(&self, bench: BenchId, mut each: impl FnMut(&Connection)) {
+        let mut resolver = Resolver::new(self, bench, false, 16);
         for (i, (_, links)) in self.models_with_links().enumerate() {
             for link in links {
                 resolver.model_link(i, link, |_| (String::new(), "?"));
             }
+            resolver.connections.drain(..).for_each(|c| each(&c));
         }
         resolver.source_links(self);
-        resolver.connections
+        resolver.connections.drain(..).for_each(|c| each(&c));
     }
 
     /// The composites, each with its parent.
@@ -154,7 +157,8 @@ impl<'a> Clusters<'a> {
 
 /// The state of the resolution of connections.
 struct Resolver {
-    /// Whether sinks get names (not for [`Recorder::wiring`]).
+    /// Whether sinks get names (not for
+    /// [`Recorder::for_each_connection`]).
     names: bool,
     /// The bench recorded, to which a recipient's mailbox must have been
     /// added for the recipient to be one of its models.
@@ -167,14 +171,15 @@ struct Resolver {
     sinks: Vec<SinkNode>,
     /// The sinks' names so far.
     sink_names: HashSet<String>,
-    /// The connections so far.
+    /// The connections resolved and not yet taken.
     connections: Vec<Connection>,
 }
 
 impl Resolver {
     /// The resolver of `recorder`'s connections, its named sinks first (so
-    /// that they keep their place whichever connection reaches them).
-    fn new(recorder: &Recorder, bench: BenchId, names: bool) -> Self {
+    /// that they keep their place whichever connection reaches them), with
+    /// room for `capacity` connections.
+    fn new(recorder: &Recorder, bench: BenchId, names: bool, capacity: usize) -> Self {
         let mut resolver = Resolver {
             names,
             bench,
@@ -182,7 +187,7 @@ impl Resolver {
             sink_index: HashMap::new(),
             sinks: Vec::new(),
             sink_names: HashSet::new(),
-            connections: Vec::with_capacity(recorder.links.len()),
+            connections: Vec::with_capacity(capacity),
         };
         for sink in &recorder.sinks {
             resolver.named_sink(sink.sink, &sink.name, sink.payload);
