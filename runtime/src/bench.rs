@@ -31,7 +31,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// (the channel of an idle model does not grow). Identities are unique among the first 2^32 - 1 benches of a
 /// process; after that they wrap, and two benches far apart in time may
 /// share one, which only lets a message through to a bench that would
-/// otherwise be refused.
+/// otherwise be refused, and shows a connection to the other bench's
+/// model at the same place as one to this bench's in its topology (and
+/// its connections' checksums).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct BenchId(NonZeroU32);
 

@@ -11,13 +11,14 @@
 //!
 //! - a model lists its sending ports' connections once, when it is added
 //!   ([`Model::list_connections`](crate::Model::list_connections), written
-//!   by `#[model]`); each connection answers with its recipient's
-//!   *identity* (its mailbox or sink), from a method of the connection's
-//!   trait object that only this listing calls, and whether it maps or
-//!   filters, from its type (see `ports/adapt.rs`), so that no send path,
-//!   mailbox or fan-out carries a byte more;
-//! - identities are resolved to paths only when a [`Topology`] is asked
-//!   for, since a recipient is often added after its sender (see
+//!   by `#[model]`); each connection answers with its recipient (a weak
+//!   handle on its mailbox, or its sink's identity), from a method of the
+//!   connection's trait object that only this listing calls, and whether
+//!   it maps or filters, from its type (see `ports/adapt.rs`), so that no
+//!   send path, mailbox or fan-out carries a byte more;
+//! - recipients are resolved only when a [`Topology`] is asked for, since
+//!   a recipient is often added after its sender: a mailbox gives the
+//!   place its model was bound to when added, and the place its path (see
 //!   `topology/resolve.rs`); building the bench pays for a small record
 //!   per model (see `topology/record.rs`);
 //! - sources and sinks are handles the bench keeps rather than parts added

@@ -179,6 +179,7 @@ impl Args {
             return Err("--runs and --threads must be at least 1".into());
         }
         parsed.row = match (models, events) {
+            (None, None) if links > 0 => return Err("--links needs --models and --events".into()),
             (None, None) => None,
             (Some(models), Some(events)) if models > 0 => Some(Row {
                 models,

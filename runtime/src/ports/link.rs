@@ -62,8 +62,8 @@ pub(crate) struct MailboxRef(Weak<dyn BoundMailbox>);
 impl MailboxRef {
     /// The mailbox at `address`.
     pub(crate) fn of<M: Model>(address: &Address<M>) -> Self {
-        let channel: Arc<dyn BoundMailbox> = address.channel().clone();
-        MailboxRef(Arc::downgrade(&channel))
+        let channel = Arc::downgrade(address.channel());
+        MailboxRef(channel)
     }
 
     /// The recipient model's place in `bench`'s add order, if its mailbox

@@ -42,11 +42,17 @@ impl Fingerprints {
         }
     }
 
-    /// Adds `connection`; those of a source are not checksummed.
+    /// Adds `connection`; those of a source are not checksummed. A
+    /// model's connections come one after the other, models in add order
+    /// (as `Recorder::for_each_connection` lists them).
     pub(crate) fn add(&mut self, connection: &Connection) {
         let Endpoint::Port { model, port } = connection.from else {
             return;
         };
+        debug_assert!(
+            model >= self.model && model < self.sums.len(),
+            "connections listed model after model"
+        );
         if model != self.model {
             self.close();
             self.model = model;
@@ -104,6 +110,7 @@ mod tests {
     use super::*;
     use crate::topology::{ConnectionKind, Mapping};
 
+    /// An event connection, sent as is, from port `port` of model `from`.
     fn connection(from: usize, port: &'static str, to: Endpoint) -> Connection {
         Connection {
             from: Endpoint::Port { model: from, port },
@@ -162,6 +169,22 @@ mod tests {
                 },
             ),
             connection(0, "out", Endpoint::Sink(0)),
+            Connection {
+                kind: ConnectionKind::Request,
+                mapping: Mapping::Map,
+                ..connection(
+                    0,
+                    "ask",
+                    Endpoint::Port {
+                        model: 3,
+                        port: "level",
+                    },
+                )
+            },
+            Connection {
+                mapping: Mapping::FilterMap,
+                ..connection(2, "odd", Endpoint::Source(1))
+            },
             connection(
                 2,
                 "ask",

@@ -73,6 +73,7 @@ impl Recorder {
     /// and read once).
     #[cfg_attr(not(feature = "save"), allow(dead_code))]
     pub(crate) fn for_each_connection(&self, bench: BenchId, mut each: impl FnMut(&Connection)) {
+        // A model's connections at a time: a few, whatever the bench's size.
         let mut resolver = Resolver::new(self, bench, false, 16);
         for (i, (_, links)) in self.models_with_links().enumerate() {
             for link in links {

@@ -431,6 +431,7 @@ fn a_recipient_added_to_another_bench_is_unbound_there_only() {
         }
     );
 }
+
 #[test]
 fn sinks_are_named_or_called_after_their_first_sender() {
     let bench = spacecraft();
