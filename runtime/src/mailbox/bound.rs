@@ -30,7 +30,7 @@ where
     }
 
     fn place_in(&self, bench: BenchId) -> Option<usize> {
-        let place = self.binding()?.place;
-        (self.bench()? == bench).then_some(place as usize)
+        let (bound, place) = self.placement()?;
+        (bound == bench).then_some(place as usize)
     }
 }

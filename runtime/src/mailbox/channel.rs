@@ -175,6 +175,14 @@ impl<T> Channel<T> {
         BenchId::from_raw(self.bench.load(Ordering::Relaxed))
     }
 
+    /// The bench the owning model was added to and its place there, once
+    /// added (cold: a save reads it for every pending event, a topology or
+    /// a checksum of the connections for every connection).
+    pub(crate) fn placement(&self) -> Option<(BenchId, u32)> {
+        let place = self.binding.get()?.place;
+        Some((self.bench()?, place))
+    }
+
     /// True once the owning model no longer exists: sends are no-ops
     /// (cold: a connection's check).
     pub(crate) fn is_closed(&self) -> bool {

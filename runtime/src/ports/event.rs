@@ -90,10 +90,8 @@ fn save_payload<M: Model, T: 'static>(
         )
     })?;
     (hooks.encode_input)(port.name(), payload, out).map_err(|error| error.to_string())?;
-    let channel = address.channel();
-    let place = channel.binding().map(|binding| binding.place);
     Ok(SavedEvent {
-        recipient: channel.bench().zip(place),
+        recipient: address.channel().placement(),
         port: port.name(),
     })
 }

@@ -19,9 +19,21 @@
 
 use crate::topology::{Connection, Endpoint};
 
+/// The checksum of each of `models` models' outgoing connections, in add
+/// order, from the connections `list` gives to the function it is passed
+/// (model after model, as `Recorder::for_each_connection` lists them).
+pub(crate) fn fingerprints(
+    models: usize,
+    list: impl FnOnce(&mut dyn FnMut(&Connection)),
+) -> Vec<u32> {
+    let mut sums = Fingerprints::new(models);
+    list(&mut |connection| sums.add(connection));
+    sums.finish()
+}
+
 /// The checksums of a bench's models, made from its connections as they
 /// are listed.
-pub(crate) struct Fingerprints {
+struct Fingerprints {
     /// Each model's checksum, in add order (0, the checksum of nothing,
     /// for a model without connections).
     sums: Vec<u32>,
@@ -34,7 +46,7 @@ pub(crate) struct Fingerprints {
 impl Fingerprints {
     /// The checksums of a bench of `models` models, before its
     /// connections are added.
-    pub(crate) fn new(models: usize) -> Self {
+    fn new(models: usize) -> Self {
         Fingerprints {
             sums: vec![0; models],
             model: 0,
@@ -45,7 +57,7 @@ impl Fingerprints {
     /// Adds `connection`; those of a source are not checksummed. A
     /// model's connections come one after the other, models in add order
     /// (as `Recorder::for_each_connection` lists them).
-    pub(crate) fn add(&mut self, connection: &Connection) {
+    fn add(&mut self, connection: &Connection) {
         let Endpoint::Port { model, port } = connection.from else {
             return;
         };
@@ -85,7 +97,7 @@ impl Fingerprints {
     }
 
     /// Each model's checksum, in add order.
-    pub(crate) fn finish(mut self) -> Vec<u32> {
+    fn finish(mut self) -> Vec<u32> {
         self.close();
         self.sums
     }
@@ -205,11 +217,7 @@ mod tests {
                 )
             },
         ];
-        let mut sums = Fingerprints::new(4);
-        for c in &connections {
-            sums.add(c);
-        }
-        let sums = sums.finish();
+        let sums = fingerprints(4, |each| connections.iter().for_each(each));
         assert_eq!(sums, piece_by_piece(4, &connections));
         assert_eq!((sums[1], sums[3]), (0, 0), "no connections");
         assert_ne!(sums[0], sums[2]);

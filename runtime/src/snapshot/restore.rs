@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::RestoreError;
-use super::fingerprint::Fingerprints;
+use super::fingerprint::fingerprints;
 use super::format::{self, Body, EventRecord, ModelRecord, TypeRecord};
 use super::handle::ModelHandle;
 use super::keys::{self, RestoreKeys};
@@ -201,9 +201,8 @@ fn checked_connections(
     registry: &Registry,
     body: &Body<'_>,
 ) -> Result<Vec<u32>, RestoreError> {
-    let mut sums = Fingerprints::new(registry.models.len());
-    init.for_each_connection(|connection| sums.add(connection));
-    let connections = sums.finish();
+    let models = registry.models.len();
+    let connections = fingerprints(models, |each| init.for_each_connection(each));
     for (index, model) in body.models.iter().enumerate() {
         if connections.get(index) != Some(&model.connections) {
             return Err(RestoreError::ConnectionMismatch {

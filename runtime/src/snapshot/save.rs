@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::error::SaveError;
-use super::fingerprint::Fingerprints;
+use super::fingerprint::fingerprints;
 use super::format::{self, Bytes, ModelRecord, SavedBody, Seq, TypeRecord};
 use super::handle::ModelHandle;
 use super::keys::{self, SaveKeys};
@@ -100,9 +100,9 @@ impl Simulation {
         // The connections do not change once the bench is built: their
         // checksums are computed at the first save.
         if registry.connections.is_none() {
-            let mut sums = Fingerprints::new(registry.models.len());
-            self.for_each_connection(|connection| sums.add(connection));
-            registry.connections = Some(sums.finish());
+            let models = registry.models.len();
+            registry.connections =
+                Some(fingerprints(models, |each| self.for_each_connection(each)));
         }
         let registry = &*registry;
         let handles = saveable_handles(registry)?;
