@@ -58,6 +58,18 @@ impl Executor {
         }
     }
 
+    /// Adds the tasks of a bench's models at its start, on a fresh
+    /// executor, each queued for its first poll in the order given.
+    pub(crate) fn spawn_all(
+        &mut self,
+        tasks: impl ExactSizeIterator<Item = (TaskFuture, Arc<dyn TaskProbe>)>,
+    ) {
+        match self {
+            Executor::St(e) => e.spawn_all(tasks),
+            Executor::Mt(e) => e.spawn_all(tasks),
+        }
+    }
+
     /// Runs `f` (which may wake tasks) as part of the executor, so that the
     /// tasks it wakes are queued where they run soonest.
     #[inline(always)]

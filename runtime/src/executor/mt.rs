@@ -131,6 +131,18 @@ impl Executor {
         self.main.push_spawned(task);
     }
 
+    /// Adds the tasks of a bench's models at its start, each queued for
+    /// its first poll in the order given.
+    pub(crate) fn spawn_all(
+        &mut self,
+        tasks: impl ExactSizeIterator<Item = (TaskFuture, std::sync::Arc<dyn TaskProbe>)>,
+    ) {
+        self.tasks.reserve(tasks.len());
+        for (future, probe) in tasks {
+            self.spawn(future, probe);
+        }
+    }
+
     /// Runs `f` as worker 0: tasks it wakes go to this thread's queue once
     /// `f` has returned, so that no other worker can take one and poll it
     /// while `f` still delivers (the same-time rule: every event of the

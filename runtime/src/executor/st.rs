@@ -143,6 +143,38 @@ impl Executor {
         }
     }
 
+    /// Adds the tasks of a bench's models at its start, each queued for
+    /// its first poll in the order given.
+    ///
+    /// They go straight to the local queue, without the shared queue's
+    /// lock: this thread owns the executor, and nothing is queued yet that
+    /// they should come after (the executor is fresh), so the order is the
+    /// one [`spawn`](Executor::spawn) would give.
+    pub(crate) fn spawn_all(
+        &mut self,
+        tasks: impl ExactSizeIterator<Item = (TaskFuture, Arc<dyn TaskProbe>)>,
+    ) {
+        debug_assert!(self.tasks.is_empty(), "a fresh executor");
+        self.tasks.reserve(tasks.len());
+        let running = self.queue.local.enter();
+        self.queue.local.reserve(&running, tasks.len());
+        for (future, probe) in tasks {
+            let id = self.tasks.len();
+            let index = u32::try_from(id).expect("fewer than 2^32 tasks");
+            let state = waker::StateRef::of(&probe);
+            let waker = state.get(&probe);
+            waker.register(index, self.queue.clone());
+            // Relaxed: only this thread touches the flag (see `TaskWaker`).
+            waker.scheduled.store(true, Ordering::Relaxed);
+            self.queue.local.push_back(&running, id);
+            self.tasks.push(Some(Task {
+                future,
+                probe,
+                state,
+            }));
+        }
+    }
+
     /// Runs `f` as if on the executor: the tasks it wakes go to the local
     /// queue, in order, without a lock.
     #[inline(always)]

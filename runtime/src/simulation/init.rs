@@ -474,8 +474,8 @@ impl SimInit {
             simulation.saveable = self.saveable;
         }
         let mut rounds = (self.order == MessageOrder::Deterministic).then(Rounds::new);
-        for (index, model) in self.models.into_iter().enumerate() {
-            let future = match &mut rounds {
+        let tasks = self.models.into_iter().enumerate().map(|(index, model)| {
+            let future: TaskFuture = match &mut rounds {
                 None => model.future,
                 Some(rounds) => {
                     // The same origin as the model's scheduled events.
@@ -484,8 +484,9 @@ impl SimInit {
                     Box::pin(Keyed::new(model.future, origin, rounds.stage.clone()))
                 }
             };
-            simulation.executor.spawn(future, model.probe);
-        }
+            (future, model.probe)
+        });
+        simulation.executor.spawn_all(tasks);
         simulation.rounds = rounds.map(Box::new);
         let deadline = simulation.deadline();
         let bench = simulation.enter();

@@ -171,6 +171,11 @@ impl LocalQueue {
         self.with_ids_running(running, VecDeque::shrink_to_fit);
     }
 
+    /// Makes room for `additional` more ids.
+    pub(crate) fn reserve(&self, running: &Running, additional: usize) {
+        self.with_ids_running(running, |ids| ids.reserve(additional));
+    }
+
     /// Queues `id` at the back.
     pub(crate) fn push_back(&self, running: &Running, id: usize) {
         self.with_ids_running(running, |ids| ids.push_back(id));

@@ -269,3 +269,58 @@ fn prefetching_a_future_leaves_its_borrows_of_itself_valid() {
     assert_eq!(total.load(Ordering::Relaxed), 2 * TURNS);
     assert_eq!(executor.task_count(), 0);
 }
+
+/// The tasks of a bench's models, spawned together at its start, are
+/// queued on the local queue once each, in the order given: a message
+/// that reaches one before its first poll does not queue it again, and the
+/// first polls come in that order.
+#[test]
+fn tasks_spawned_together_are_first_polled_in_their_order() {
+    let polls = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let bench = crate::bench::BenchId::new();
+    let channels: Vec<Arc<Channel<u32>>> = (0..3u32)
+        .map(|place| {
+            let channel = Arc::new(Channel::new(4));
+            channel.bind(Name::from(format!("m{place}").as_str()), bench, place);
+            channel
+        })
+        .collect();
+    let tasks: Vec<_> = channels
+        .iter()
+        .enumerate()
+        .map(|(index, channel)| {
+            let (polls, mailbox) = (polls.clone(), channel.clone());
+            let task = async move {
+                polls.lock().unwrap().push((index, None));
+                loop {
+                    // SAFETY: this task is the channel's only consumer.
+                    let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
+                    polls.lock().unwrap().push((index, Some(value)));
+                }
+            };
+            let probe: Arc<dyn TaskProbe> = channel.clone();
+            let meta = TaskMeta {
+                name: Arc::from(format!("m{index}")),
+                model_type: "Test",
+                mailbox: Some(probe),
+            };
+            (Box::pin(task) as super::TaskFuture, meta.into_probe())
+        })
+        .collect();
+    let mut executor = Executor::new();
+    executor.spawn_all(tasks.into_iter());
+    assert_eq!(executor.queue.local.len_for_tests(), 3);
+    // As the scheduler sends: from the bench, inside `enter`.
+    executor.enter(|| send(&channels[2], 7));
+    assert_eq!(executor.queue.local.len_for_tests(), 3, "queued once");
+    executor.run(None).unwrap();
+    assert_eq!(
+        *polls.lock().unwrap(),
+        [(0, None), (1, None), (2, None), (2, Some(7))]
+    );
+    assert!(channels.iter().all(|channel| channel.is_idle()));
+    // Parked, each is woken by its next message.
+    executor.enter(|| send(&channels[0], 1));
+    executor.run(None).unwrap();
+    assert_eq!(polls.lock().unwrap().last(), Some(&(0, Some(1))));
+}
