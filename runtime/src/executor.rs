@@ -59,13 +59,15 @@ impl Executor {
     }
 
     /// Adds the tasks of a bench's models at its start, on a fresh
-    /// executor, each queued for its first poll in the order given.
+    /// executor, polled first in the order given, when `first_poll` says.
     pub(crate) fn spawn_all(
         &mut self,
         tasks: impl ExactSizeIterator<Item = (TaskFuture, Arc<dyn TaskProbe>)>,
+        first_poll: FirstPoll,
     ) {
         match self {
-            Executor::St(e) => e.spawn_all(tasks),
+            Executor::St(e) => e.spawn_all(tasks, first_poll),
+            // Its mailboxes learn their consumer's waker from a poll.
             Executor::Mt(e) => e.spawn_all(tasks),
         }
     }
@@ -159,6 +161,21 @@ impl Executor {
     }
 }
 
+/// When the tasks of a bench's models are first polled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FirstPoll {
+    /// At the start: the tasks run their models' `init` hooks.
+    AtStart,
+    /// When a message reaches the model, for tasks whose first act is to
+    /// ask for one (a restored bench, whose hooks are skipped): a first
+    /// poll would only park each on its empty mailbox. The
+    /// single-threaded executor marks them parked instead, so that a
+    /// bench of many models starts without touching each model's task;
+    /// the multi-threaded one polls them at the start all the same (its
+    /// mailboxes learn their consumer's waker from that poll).
+    OnFirstMessage,
+}
+
 /// What an executor and the simulation can ask about a task without
 /// knowing its type: who it is, whether its model is idle, and where its
 /// single-threaded waker lives.
@@ -186,6 +203,11 @@ pub(crate) unsafe trait TaskProbe: Send + Sync {
     fn pending(&self) -> usize;
     /// The task's waker state on the single-threaded executor.
     fn task_waker(&self) -> &TaskWaker;
+    /// For a task never polled, whose first act is to ask its mailbox for
+    /// a message: marks it as waiting on its empty mailbox, so that a
+    /// message wakes it, and returns true; false, marking nothing, if its
+    /// mailbox holds a message already or it has none (a bench task).
+    fn park_unpolled(&self) -> bool;
     /// The task's waker state on the single-threaded executor, and a raw
     /// waker over this probe (see the trait's safety contract): what a
     /// poll needs, in one dynamic call.
@@ -245,6 +267,10 @@ unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
         self.0.task_waker()
     }
 
+    fn park_unpolled(&self) -> bool {
+        self.0.park_unpolled()
+    }
+
     fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
         (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
@@ -284,6 +310,10 @@ unsafe impl<T: Send + 'static> TaskProbe for Channel<T> {
 
     fn task_waker(&self) -> &TaskWaker {
         Channel::task_waker(self)
+    }
+
+    fn park_unpolled(&self) -> bool {
+        Channel::park_unpolled(self)
     }
 
     fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
@@ -343,6 +373,10 @@ unsafe impl TaskProbe for BenchTask {
 
     fn task_waker(&self) -> &TaskWaker {
         &self.waker
+    }
+
+    fn park_unpolled(&self) -> bool {
+        false
     }
 
     fn waker_parts(&self) -> (&TaskWaker, RawWaker) {

@@ -207,8 +207,10 @@ pub(crate) struct SchedulerCore {
     bench_seq: AtomicU64,
     /// Set when the simulation is dropped; every later event is refused.
     closed: AtomicBool,
-    /// Set while a bench restored from a snapshot starts: its models'
-    /// `init` hooks are not run (they ran before the bench was saved).
+    /// Set on a bench restored from a snapshot, before it starts: its
+    /// models' `init` hooks are not run (they ran before the bench was
+    /// saved), neither at the start nor by a task first polled later, on
+    /// its first message (see `executor::FirstPoll`).
     skip_init: AtomicBool,
     /// The number of live [`Scheduler`] handles. While there is none, no
     /// other thread can queue an event while the driving thread takes the
@@ -267,15 +269,15 @@ impl SchedulerCore {
         self.time.store(time.as_nanos(), Ordering::Release);
     }
 
-    /// True while a restored bench starts (see `skip_init`).
+    /// True for a restored bench (see `skip_init`).
     pub(crate) fn skips_init(&self) -> bool {
         self.skip_init.load(Ordering::Relaxed)
     }
 
-    /// Starts or ends the start of a restored bench.
+    /// Marks the bench as restored, before it starts.
     #[cfg(feature = "save")]
-    pub(crate) fn set_skip_init(&self, skip: bool) {
-        self.skip_init.store(skip, Ordering::Relaxed);
+    pub(crate) fn skip_init(&self) {
+        self.skip_init.store(true, Ordering::Relaxed);
     }
 
     /// The next sequence number of the bench origin (saved in a snapshot).

@@ -1391,3 +1391,92 @@ fn input_injected_and_not_applied_yet_stops_the_save() {
         simu.save(&mut Vec::new()).unwrap();
     }
 }
+
+// ---------------------------------------------------------------------
+// A restored model's task, first polled on its first message.
+// ---------------------------------------------------------------------
+
+/// Notes its `init` hook and every message it gets, with its count of
+/// messages so far.
+#[model(save)]
+#[derive(Debug)]
+pub struct Hooked {
+    pub noted: Output<String>,
+    messages: u32,
+}
+
+#[model(save)]
+impl Hooked {
+    #[init]
+    async fn hello(&mut self) {
+        self.noted.send("init".into()).await;
+    }
+
+    #[input]
+    pub async fn poke(&mut self, what: String) {
+        self.messages += 1;
+        self.noted.send(format!("{what} {}", self.messages)).await;
+    }
+
+    #[replier]
+    pub fn messages(&mut self) -> u32 {
+        self.messages
+    }
+}
+
+/// Two hooked models; the first forwards what it notes to the second.
+fn hooked_bench(threads: usize) -> (SimInit, EventQueue<String>, [Address<Hooked>; 2]) {
+    let noted = EventQueue::new();
+    let (first_box, second_box) = (Mailbox::new(), Mailbox::new());
+    let addresses = [first_box.address(), second_box.address()];
+    let mut first = Hooked {
+        noted: Output::new(),
+        messages: 0,
+    };
+    let mut second = Hooked {
+        noted: Output::new(),
+        messages: 0,
+    };
+    first.noted.connect(Hooked::ports().poke, &addresses[1]);
+    second.noted.connect_sink(&noted);
+    let init = SimInit::new()
+        .with_threads(threads)
+        .add_model(first, first_box, "first")
+        .add_model(second, second_box, "second");
+    (init, noted, addresses)
+}
+
+/// A restored bench runs no `init` hook, neither at its start nor when a
+/// model's first message comes later (the single-threaded executor first
+/// polls a restored model's task then); the model answers a request first,
+/// and its first message after that finds its restored state.
+#[test]
+fn a_restored_models_first_message_finds_its_state_and_runs_no_init_hook() {
+    for threads in [1, 2, 4] {
+        let (init, noted, [first, _]) = hooked_bench(threads);
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        simu.process_event(Hooked::ports().poke, "a".into(), &first)
+            .unwrap();
+        let mut started = noted.take_all();
+        started.sort();
+        assert_eq!(started, ["a 1 2", "init", "init 1"], "{threads} threads");
+        let mut snapshot = Vec::new();
+        simu.save(&mut snapshot).unwrap();
+        drop(simu);
+
+        let (init, noted, [first, second]) = hooked_bench(threads);
+        let mut simu = init.restore(snapshot.as_slice()).unwrap();
+        simu.step_until(SimTime::from_millis(5)).unwrap();
+        assert!(
+            noted.take_all().is_empty(),
+            "{threads} threads: no hook ran"
+        );
+        let count: u32 = simu
+            .process_query(Hooked::ports().messages, (), &second)
+            .unwrap();
+        assert_eq!(count, 2, "{threads} threads");
+        simu.process_event(Hooked::ports().poke, "b".into(), &first)
+            .unwrap();
+        assert_eq!(noted.take_all(), ["b 2 3"], "{threads} threads");
+    }
+}

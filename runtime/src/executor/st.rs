@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use super::{panic_message, TaskMeta, TaskProbe};
+use super::{panic_message, FirstPoll, TaskMeta, TaskProbe};
 use crate::poll_report::{self, Blocker, Misaddressed};
 use crate::sync::atomic::Ordering;
 use crate::wake::{RunQueue, Running, TaskWaker};
@@ -144,7 +144,9 @@ impl Executor {
     }
 
     /// Adds the tasks of a bench's models at its start, each queued for
-    /// its first poll in the order given.
+    /// its first poll in the order given, or, `OnFirstMessage`, marked as
+    /// parked on its empty mailbox (queued all the same if a message is
+    /// in already).
     ///
     /// They go straight to the local queue, without the shared queue's
     /// lock: this thread owns the executor, and nothing is queued yet that
@@ -153,6 +155,7 @@ impl Executor {
     pub(crate) fn spawn_all(
         &mut self,
         tasks: impl ExactSizeIterator<Item = (TaskFuture, Arc<dyn TaskProbe>)>,
+        first_poll: FirstPoll,
     ) {
         debug_assert!(self.tasks.is_empty(), "a fresh executor");
         self.tasks.reserve(tasks.len());
@@ -163,10 +166,14 @@ impl Executor {
             let index = u32::try_from(id).expect("fewer than 2^32 tasks");
             let state = waker::StateRef::of(&probe);
             let waker = state.get(&probe);
+            // Registered first: a message from now on wakes the task.
             waker.register(index, self.queue.clone());
-            // Relaxed: only this thread touches the flag (see `TaskWaker`).
-            waker.scheduled.store(true, Ordering::Relaxed);
-            self.queue.local.push_back(&running, id);
+            if first_poll == FirstPoll::AtStart || !probe.park_unpolled() {
+                // Relaxed: only this thread touches the flag (see
+                // `TaskWaker`).
+                waker.scheduled.store(true, Ordering::Relaxed);
+                self.queue.local.push_back(&running, id);
+            }
             self.tasks.push(Some(Task {
                 future,
                 probe,

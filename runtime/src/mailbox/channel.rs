@@ -562,6 +562,23 @@ impl<T> Channel<T> {
         message
     }
 
+    /// Marks the consumer as waiting on its empty queue before its task
+    /// was ever polled, as that first poll would have, for a task whose
+    /// first act is to ask for a message: a push then wakes it. Returns
+    /// false, marking nothing, if a message is in already (the first poll
+    /// must take it).
+    ///
+    /// For a task of the single-threaded executor, registered before this
+    /// call: a push from another thread after this look wakes it through
+    /// the shared queue whatever the mark says.
+    pub(crate) fn park_unpolled(&self) -> bool {
+        if self.len() != 0 {
+            return false;
+        }
+        self.parked.store(true, Ordering::Release);
+        true
+    }
+
     /// True when the consumer waits on an empty queue: the model is idle.
     pub(crate) fn is_idle(&self) -> bool {
         self.parked.load(Ordering::Acquire) && self.len() == 0

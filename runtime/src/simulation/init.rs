@@ -12,7 +12,7 @@ use super::Simulation;
 use crate::bench::BenchId;
 use crate::composite::{BuildContext, Composite};
 use crate::context::Context;
-use crate::executor::{ModelMailbox, TaskFuture, TaskProbe};
+use crate::executor::{FirstPoll, ModelMailbox, TaskFuture, TaskProbe};
 use crate::mailbox::Mailbox;
 #[cfg(feature = "save")]
 use crate::model::SharedModel;
@@ -486,7 +486,14 @@ impl SimInit {
             };
             (future, model.probe)
         });
-        simulation.executor.spawn_all(tasks);
+        // A restored bench's tasks skip their models' `init` hooks: their
+        // first act is to ask for a message.
+        let first_poll = if simulation.core.skips_init() {
+            FirstPoll::OnFirstMessage
+        } else {
+            FirstPoll::AtStart
+        };
+        simulation.executor.spawn_all(tasks, first_poll);
         simulation.rounds = rounds.map(Box::new);
         let deadline = simulation.deadline();
         let bench = simulation.enter();

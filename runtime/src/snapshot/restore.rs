@@ -54,12 +54,13 @@ impl SimInit {
         // runs.
         restore_states(&registry, &handles, &body.models, &keys)?;
 
-        // Start the bench at the saved time, without the `init` hooks.
+        // Start the bench at the saved time, without the `init` hooks:
+        // its models' tasks are first polled on their first messages.
         let core = self.core().clone();
-        core.set_skip_init(true);
-        let started = self.start(SimTime::from_nanos(body.time));
-        core.set_skip_init(false);
-        let mut simulation = started.map_err(RestoreError::Simulation)?;
+        core.skip_init();
+        let mut simulation = self
+            .start(SimTime::from_nanos(body.time))
+            .map_err(RestoreError::Simulation)?;
         core.restore_entries(entries);
         core.set_bench_seq(body.bench_seq);
         drop(handles);

@@ -308,7 +308,7 @@ fn tasks_spawned_together_are_first_polled_in_their_order() {
         })
         .collect();
     let mut executor = Executor::new();
-    executor.spawn_all(tasks.into_iter());
+    executor.spawn_all(tasks.into_iter(), crate::executor::FirstPoll::AtStart);
     assert_eq!(executor.queue.local.len_for_tests(), 3);
     // As the scheduler sends: from the bench, inside `enter`.
     executor.enter(|| send(&channels[2], 7));
@@ -323,4 +323,57 @@ fn tasks_spawned_together_are_first_polled_in_their_order() {
     executor.enter(|| send(&channels[0], 1));
     executor.run(None).unwrap();
     assert_eq!(polls.lock().unwrap().last(), Some(&(0, Some(1))));
+}
+
+/// Spawned to be first polled on their first message, tasks are not
+/// queued at all, but marked idle: a message wakes its task, which is
+/// polled then, and a task whose mailbox already held a message is queued
+/// at once.
+#[test]
+fn tasks_first_polled_on_their_first_message_wait_for_it() {
+    let polls = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let bench = crate::bench::BenchId::new();
+    let channels: Vec<Arc<Channel<u32>>> = (0..3u32)
+        .map(|place| {
+            let channel = Arc::new(Channel::new(4));
+            channel.bind(Name::from(format!("m{place}").as_str()), bench, place);
+            channel
+        })
+        .collect();
+    // Sent before the start: the third model's first poll must take it.
+    send(&channels[2], 9);
+    let tasks: Vec<_> = channels
+        .iter()
+        .enumerate()
+        .map(|(index, channel)| {
+            let (polls, mailbox) = (polls.clone(), channel.clone());
+            let task = async move {
+                loop {
+                    // SAFETY: this task is the channel's only consumer.
+                    let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
+                    polls.lock().unwrap().push((index, value));
+                }
+            };
+            let probe: Arc<dyn TaskProbe> = channel.clone();
+            let meta = TaskMeta {
+                name: Arc::from(format!("m{index}")),
+                model_type: "Test",
+                mailbox: Some(probe),
+            };
+            (Box::pin(task) as super::TaskFuture, meta.into_probe())
+        })
+        .collect();
+    let mut executor = Executor::new();
+    executor.spawn_all(
+        tasks.into_iter(),
+        crate::executor::FirstPoll::OnFirstMessage,
+    );
+    assert_eq!(executor.queue.local.len_for_tests(), 1, "the third only");
+    assert!(channels[0].is_idle() && channels[1].is_idle());
+    executor.run(None).unwrap();
+    assert_eq!(*polls.lock().unwrap(), [(2, 9)]);
+    executor.enter(|| send(&channels[1], 5));
+    executor.run(None).unwrap();
+    assert_eq!(*polls.lock().unwrap(), [(2, 9), (1, 5)]);
+    assert!(executor.stuck().is_empty(), "idle, never polled or parked");
 }
