@@ -84,7 +84,7 @@ impl<M: Model> Context<M> {
         self.seq = seq;
     }
 
-    /// True if the bench is being restored from a snapshot: the model's
+    /// True if the bench was restored from a snapshot: the model's
     /// `init` hook, which ran before the bench was saved, is not run again.
     pub(crate) fn skips_init(&self) -> bool {
         self.core.skips_init()

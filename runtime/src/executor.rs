@@ -122,8 +122,9 @@ impl Executor {
     }
 
     /// Gives back the memory of queues that grew with the number of tasks
-    /// woken at once. The first run polls every model: without this, a
-    /// bench of 10⁶ idle models would keep ~24 MB of empty queues.
+    /// woken at once. The first run polls every model (unless a restored
+    /// bench's first polls wait for their first messages): without this,
+    /// a bench of 10⁶ idle models would keep ~24 MB of empty queues.
     pub(crate) fn trim(&mut self) {
         match self {
             Executor::St(e) => e.trim(),

@@ -160,7 +160,9 @@ impl Executor {
         debug_assert!(self.tasks.is_empty(), "a fresh executor");
         self.tasks.reserve(tasks.len());
         let running = self.queue.local.enter();
-        self.queue.local.reserve(&running, tasks.len());
+        if first_poll == FirstPoll::AtStart {
+            self.queue.local.reserve(&running, tasks.len());
+        }
         for (future, probe) in tasks {
             let id = self.tasks.len();
             let index = u32::try_from(id).expect("fewer than 2^32 tasks");
@@ -412,7 +414,8 @@ impl Executor {
     }
 
     /// Gives back the memory of queues that grew with the number of tasks
-    /// woken at once (the first run polls every task).
+    /// woken at once (the first run polls every task, unless their first
+    /// polls wait for their first messages).
     pub(crate) fn trim(&mut self) {
         self.queue.shrink_remote();
         self.drained.shrink_to_fit();

@@ -310,8 +310,12 @@ fn tasks_spawned_together_are_first_polled_in_their_order() {
     let mut executor = Executor::new();
     executor.spawn_all(tasks.into_iter(), crate::executor::FirstPoll::AtStart);
     assert_eq!(executor.queue.local.len_for_tests(), 3);
-    // As the scheduler sends: from the bench, inside `enter`.
-    executor.enter(|| send(&channels[2], 7));
+    // As the scheduler sends: from the bench, inside `enter`; and a wake
+    // that does not look at the mailbox's flag.
+    executor.enter(|| {
+        send(&channels[2], 7);
+        channels[2].task_waker().wake_task();
+    });
     assert_eq!(executor.queue.local.len_for_tests(), 3, "queued once");
     executor.run(None).unwrap();
     assert_eq!(
@@ -375,5 +379,6 @@ fn tasks_first_polled_on_their_first_message_wait_for_it() {
     executor.enter(|| send(&channels[1], 5));
     executor.run(None).unwrap();
     assert_eq!(*polls.lock().unwrap(), [(2, 9), (1, 5)]);
-    assert!(executor.stuck().is_empty(), "idle, never polled or parked");
+    assert!(executor.stuck().is_empty());
+    assert!(executor.busy().is_empty(), "idle, never polled or parked");
 }
