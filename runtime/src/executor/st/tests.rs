@@ -270,32 +270,40 @@ fn prefetching_a_future_leaves_its_borrows_of_itself_valid() {
     assert_eq!(executor.task_count(), 0);
 }
 
-/// The tasks of a bench's models, spawned together at its start, are
-/// queued on the local queue once each, in the order given: a message
-/// that reaches one before its first poll does not queue it again, and the
-/// first polls come in that order.
-#[test]
-fn tasks_spawned_together_are_first_polled_in_their_order() {
-    let polls = Arc::new(std::sync::Mutex::new(Vec::new()));
+/// Mailboxes of `count` models of one bench, bound at places 0, 1, ….
+fn bound_channels(count: u32) -> Vec<Arc<Channel<u32>>> {
     let bench = crate::bench::BenchId::new();
-    let channels: Vec<Arc<Channel<u32>>> = (0..3u32)
+    (0..count)
         .map(|place| {
             let channel = Arc::new(Channel::new(4));
             channel.bind(Name::from(format!("m{place}").as_str()), bench, place);
             channel
         })
-        .collect();
-    let tasks: Vec<_> = channels
+        .collect()
+}
+
+/// What the tasks of [`consumers`] noted, in order.
+type Notes<T> = Arc<std::sync::Mutex<Vec<T>>>;
+
+/// A consumer task for each channel, as a model's: each notes
+/// `note(index, None)` when first polled and `note(index, Some(value))`
+/// for each message, keeping what `note` returns.
+fn consumers<T: Send + 'static>(
+    channels: &[Arc<Channel<u32>>],
+    notes: &Notes<T>,
+    note: fn(usize, Option<u32>) -> Option<T>,
+) -> Vec<(super::TaskFuture, Arc<dyn TaskProbe>)> {
+    channels
         .iter()
         .enumerate()
         .map(|(index, channel)| {
-            let (polls, mailbox) = (polls.clone(), channel.clone());
+            let (notes, mailbox) = (notes.clone(), channel.clone());
             let task = async move {
-                polls.lock().unwrap().push((index, None));
+                notes.lock().unwrap().extend(note(index, None));
                 loop {
                     // SAFETY: this task is the channel's only consumer.
                     let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
-                    polls.lock().unwrap().push((index, Some(value)));
+                    notes.lock().unwrap().extend(note(index, Some(value)));
                 }
             };
             let probe: Arc<dyn TaskProbe> = channel.clone();
@@ -306,7 +314,18 @@ fn tasks_spawned_together_are_first_polled_in_their_order() {
             };
             (Box::pin(task) as super::TaskFuture, meta.into_probe())
         })
-        .collect();
+        .collect()
+}
+
+/// The tasks of a bench's models, spawned together at its start, are
+/// queued on the local queue once each, in the order given: a message
+/// that reaches one before its first poll does not queue it again, and the
+/// first polls come in that order.
+#[test]
+fn tasks_spawned_together_are_first_polled_in_their_order() {
+    let polls = Notes::default();
+    let channels = bound_channels(3);
+    let tasks = consumers(&channels, &polls, |index, value| Some((index, value)));
     let mut executor = Executor::new();
     executor.spawn_all(tasks.into_iter(), crate::executor::FirstPoll::AtStart);
     assert_eq!(executor.queue.local.len_for_tests(), 3);
@@ -335,38 +354,11 @@ fn tasks_spawned_together_are_first_polled_in_their_order() {
 /// at once.
 #[test]
 fn tasks_first_polled_on_their_first_message_wait_for_it() {
-    let polls = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let bench = crate::bench::BenchId::new();
-    let channels: Vec<Arc<Channel<u32>>> = (0..3u32)
-        .map(|place| {
-            let channel = Arc::new(Channel::new(4));
-            channel.bind(Name::from(format!("m{place}").as_str()), bench, place);
-            channel
-        })
-        .collect();
+    let polls = Notes::default();
+    let channels = bound_channels(3);
     // Sent before the start: the third model's first poll must take it.
     send(&channels[2], 9);
-    let tasks: Vec<_> = channels
-        .iter()
-        .enumerate()
-        .map(|(index, channel)| {
-            let (polls, mailbox) = (polls.clone(), channel.clone());
-            let task = async move {
-                loop {
-                    // SAFETY: this task is the channel's only consumer.
-                    let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
-                    polls.lock().unwrap().push((index, value));
-                }
-            };
-            let probe: Arc<dyn TaskProbe> = channel.clone();
-            let meta = TaskMeta {
-                name: Arc::from(format!("m{index}")),
-                model_type: "Test",
-                mailbox: Some(probe),
-            };
-            (Box::pin(task) as super::TaskFuture, meta.into_probe())
-        })
-        .collect();
+    let tasks = consumers(&channels, &polls, |index, value| value.map(|v| (index, v)));
     let mut executor = Executor::new();
     executor.spawn_all(
         tasks.into_iter(),
