@@ -137,6 +137,106 @@ fn the_next_live_time_skips_cancelled_events() {
     assert_eq!(queue.len(), 1);
 }
 
+/// Pops every event of `queue`, in batches of the events due at one time.
+fn pop_all(queue: &mut RadixQueue) -> Vec<EventOrder> {
+    let mut due = Vec::new();
+    let mut popped = Vec::new();
+    while queue.pop_due(u64::MAX, &mut due).is_some() {
+        popped.extend(due.drain(..).map(|e| e.order));
+    }
+    popped
+}
+
+/// `count` events at random times in `from..from + spread`, a third of
+/// them keyed; with their orders and keys.
+fn random_events(rng: &mut Rng, count: u64, from: u64, spread: u64) -> Vec<(Entry, EventOrder)> {
+    (0..count)
+        .map(|seq| {
+            let time = from + rng.below(spread);
+            let key = (rng.below(3) == 0).then(EventKey::new);
+            let entry = entry(time, rng.below(3) as Origin, seq, key);
+            let order = entry.order;
+            (entry, order)
+        })
+        .collect()
+}
+
+#[test]
+fn buckets_of_many_blocks_pop_in_key_order() {
+    let count = if cfg!(miri) { 300 } else { 20_000 };
+    for (seed, spread) in [(11, 64), (12, 1 << 20), (13, 1 << 44)] {
+        let mut rng = Rng(seed);
+        let mut queue = RadixQueue::default();
+        let mut live = Vec::new();
+        for (entry, order) in random_events(&mut rng, count, 1_000, spread) {
+            // Half the keyed events cancelled: dropped as the queue looks
+            // for its next live time, or by the `retain` below.
+            if entry.key.as_ref().is_some_and(|_| rng.below(2) == 0) {
+                entry.key.as_ref().map(EventKey::cancel);
+            } else {
+                live.push(order);
+            }
+            queue.push(entry);
+        }
+        assert!(
+            queue.blocks_made > 0,
+            "seed {seed}: no bucket filled a block"
+        );
+        let next = queue.next_live_time();
+        let earliest = live.iter().map(|order| order.time.as_nanos()).min();
+        assert_eq!(next, earliest, "seed {seed}: next live time");
+        queue.retain(|entry| entry.order.seq % 7 != 0 && !entry.is_cancelled());
+        let mut expected: Vec<EventOrder> = live.into_iter().filter(|o| o.seq % 7 != 0).collect();
+        expected.sort();
+        assert_eq!(queue.len(), expected.len(), "seed {seed}: events kept");
+        // An event before every other one refiles the whole queue.
+        queue.push(entry(999, 0, u64::MAX, None));
+        let popped = pop_all(&mut queue);
+        assert_eq!(popped[0].time.as_nanos(), 999);
+        assert_eq!(
+            popped[1..],
+            expected[..],
+            "seed {seed}: popped in key order"
+        );
+    }
+}
+
+#[test]
+fn more_same_time_events_than_a_block_come_in_key_order() {
+    let count = 5 * BLOCK as u64;
+    let mut rng = Rng(21);
+    let mut queue = RadixQueue::default();
+    let mut expected = Vec::new();
+    for seq in (0..count).rev() {
+        let entry = entry(100, rng.below(4) as Origin, seq, None);
+        expected.push(entry.order);
+        queue.push(entry);
+    }
+    // A split files them all in bucket 0, over several blocks.
+    queue.push(entry(1 << 30, 0, 0, None));
+    let mut due = Vec::new();
+    assert_eq!(queue.pop_due(u64::MAX, &mut due), Some(100));
+    expected.sort();
+    let popped: Vec<EventOrder> = due.iter().map(|e| e.order).collect();
+    assert_eq!(popped, expected);
+}
+
+#[test]
+fn a_queue_drained_takes_its_blocks_from_the_pool() {
+    let count = if cfg!(miri) { 200 } else { 50_000 };
+    let mut rng = Rng(31);
+    let mut queue = RadixQueue::default();
+    for (entry, _) in random_events(&mut rng, count, 1, 1 << 40) {
+        queue.push(entry);
+    }
+    let filled = queue.blocks_made;
+    assert!(filled > 0);
+    // Every split files its events into blocks that earlier splits
+    // emptied: the drain makes none.
+    assert_eq!(pop_all(&mut queue).len(), count as usize);
+    assert_eq!(queue.blocks_made, filled);
+}
+
 /// A queue of events pushed at random times, some popped on the way (so
 /// that its base moved and its buckets were split), with the orders of the
 /// events still queued, sorted.
