@@ -18,9 +18,10 @@
 //! event hands it over without a split (the common case of a sparse
 //! queue).
 //!
-//! A bucket's events are kept in blocks of [`BLOCK`] entries once it
-//! holds that many: the block being filled, and the full ones before it.
-//! A split hands each block it emptied to a pool, from which the buckets
+//! A bucket holds its events in a vector while they are few (up to
+//! [`FROM_POOL`], a small request to the allocator); past that, in blocks
+//! of [`BLOCK`]: the block being filled, and a linked stack of full ones.
+//! A split hands each block it empties to a pool, from which the buckets
 //! it files into take their next blocks. A queue that is not growing past
 //! its largest size then asks the allocator for nothing, where vectors
 //! grown by doubling were reallocated whenever a split filed more events
@@ -28,6 +29,8 @@
 //! request to the allocator, and glibc's answer to one is to first coalesce
 //! every small block freed since the last — the boxes of the events fired
 //! meanwhile: a third of the time of draining 10⁶ events went there.
+//! Bucket 0 stays one vector, sorted where it lies, and keeps its
+//! capacity from step to step.
 //!
 //! Why not a binary heap: with 10⁶ events its pop walked ~20 levels of a
 //! 48 MB array, each a cache miss, ~1.2–1.7 µs per event on the development
@@ -65,18 +68,15 @@ const BUCKETS: usize = 1 + DIGITS * DIGIT_VALUES;
 /// Words of the mask of non-empty buckets.
 const MASK_WORDS: usize = BUCKETS.div_ceil(64);
 
-/// Entries of a full block (3 KiB of 48-byte entries; fewer under Miri,
-/// so that its short tests fill several).
-const BLOCK: usize = if cfg!(miri) { 8 } else { 64 };
+/// Entries of a full block (1.5 KiB of 48-byte entries; fewer under
+/// Miri, so that its short tests fill several).
+const BLOCK: usize = if cfg!(miri) { 8 } else { 32 };
 
 /// The size from which a bucket's block being filled grows into a block
 /// of the pool rather than by reallocation: 768 bytes of entries, the
-/// largest vector glibc still serves as a small request.
+/// largest vector of doubled capacity that glibc still serves as a small
+/// request.
 const FROM_POOL: usize = if cfg!(miri) { 4 } else { 16 };
-
-/// The index of a bucket's earliest event when that event is in one of
-/// its full blocks, not in the one being filled.
-const IN_FULL_BLOCK: u32 = u32::MAX;
 
 /// A block of a bucket, or one of the pool: its entries, and the next
 /// block of its list.
@@ -117,6 +117,28 @@ impl Blocks {
         Some(block)
     }
 
+    /// Starts loading what the next [`pop`](Blocks::pop)s take: the
+    /// entries of the block on top, and the block under it. Called as
+    /// each block is taken, so that a split of a large bucket streams
+    /// through its blocks instead of stalling at each one on two
+    /// dependent loads (the block, then its entries); the block on top was
+    /// itself loaded by the call before.
+    #[inline]
+    fn prefetch_top(&self) {
+        let Some(top) = self.head.as_deref() else {
+            return;
+        };
+        let entries = top.entries.as_ptr_range();
+        let mut line = entries.start.cast::<u8>();
+        while line < entries.end.cast::<u8>() {
+            prefetch(line);
+            line = line.wrapping_add(64);
+        }
+        if let Some(next) = top.next.as_deref() {
+            prefetch(next);
+        }
+    }
+
     /// The entries of every block, top first.
     fn iter(&self) -> impl Iterator<Item = &Vec<Entry>> {
         std::iter::successors(self.head.as_deref(), |block| block.next.as_deref())
@@ -146,9 +168,10 @@ pub(crate) struct RadixQueue {
     free_blocks: Blocks,
     /// The earliest time in each bucket (`u64::MAX` when empty).
     earliest: Box<[u64; BUCKETS]>,
-    /// The index of an event at that time in the block being filled of
-    /// each bucket, or [`IN_FULL_BLOCK`].
-    earliest_at: Box<[u32; BUCKETS]>,
+    /// The address of the action of an event at that time in each bucket:
+    /// where the next event's action is, for the prefetch, wherever its
+    /// entry moves within the bucket (only ever used as a hint).
+    earliest_action: Box<[usize; BUCKETS]>,
     /// Bit `b` is set if bucket `b` is not empty.
     occupied: [u64; MASK_WORDS],
     /// Bit `b` is set if bucket `b` has full blocks.
@@ -168,7 +191,7 @@ impl Default for RadixQueue {
             full: Box::new(std::array::from_fn(|_| Blocks::default())),
             free_blocks: Blocks::default(),
             earliest: Box::new([u64::MAX; BUCKETS]),
-            earliest_at: Box::new([0; BUCKETS]),
+            earliest_action: Box::new([0; BUCKETS]),
             occupied: [0; MASK_WORDS],
             spilled: [0; MASK_WORDS],
             len: 0,
@@ -195,6 +218,12 @@ impl RadixQueue {
         let digit = (63 - differ.leading_zeros()) / DIGIT_BITS;
         let value = (time >> (digit * DIGIT_BITS)) as usize & (DIGIT_VALUES - 1);
         1 + digit as usize * DIGIT_VALUES + value
+    }
+
+    /// True if `bucket` holds events.
+    #[inline]
+    fn is_occupied(&self, bucket: usize) -> bool {
+        self.occupied[bucket / 64] & (1 << (bucket % 64)) != 0
     }
 
     /// The first non-empty bucket.
@@ -227,28 +256,28 @@ impl RadixQueue {
         if filling.len() == filling.capacity() {
             self.make_room(bucket);
         }
-        let entries = &mut self.buckets[bucket];
-        entries.push(entry);
         if time < self.earliest[bucket] {
             self.earliest[bucket] = time;
-            // A block holds fewer than 2³² events in practice; a wrapped
-            // index would only make the prefetch below miss.
-            self.earliest_at[bucket] = (entries.len() - 1) as u32;
+            self.earliest_action[bucket] = action_address(&entry);
         }
+        self.buckets[bucket].push(entry);
         self.occupied[bucket / 64] |= 1 << (bucket % 64);
     }
 
     /// Makes room for one more event in the block being filled of
-    /// `bucket`, which is full: a small block grows as a vector does, a
-    /// larger one into a block of the pool (or a new one). A block of
-    /// [`BLOCK`] entries or more goes to the bucket's full blocks; a smaller
-    /// one, filled while the bucket was first growing, is moved into the
-    /// new block and freed.
+    /// `bucket`, which is full: a block of fewer than [`FROM_POOL`] entries,
+    /// and bucket 0's, grow as vectors do; a larger one is replaced by a
+    /// block of the pool (or a new one). A block of [`BLOCK`] entries or
+    /// more goes to the bucket's full blocks; a smaller one, filled while
+    /// the bucket was first growing, is moved into the new block and
+    /// freed.
     #[cold]
     #[inline(never)]
     fn make_room(&mut self, bucket: usize) {
         let filling = &mut self.buckets[bucket];
-        if filling.len() < FROM_POOL {
+        if filling.len() < FROM_POOL || bucket == 0 {
+            // Bucket 0 stays one vector: its events are sorted where they
+            // lie, and it keeps its capacity from step to step.
             filling.reserve(1);
             return;
         }
@@ -270,7 +299,6 @@ impl RadixQueue {
         }
         mem::swap(&mut block.entries, filling);
         self.spill(bucket, block);
-        self.earliest_at[bucket] = IN_FULL_BLOCK;
     }
 
     /// Adds `block` to the full blocks of `bucket`.
@@ -306,6 +334,7 @@ impl RadixQueue {
     /// Moves the events of `bucket`'s full blocks into the block being
     /// filled, so that the bucket is one slice, and hands the emptied
     /// blocks to the pool.
+    #[cfg(feature = "save")]
     #[cold]
     fn gather(&mut self, bucket: usize) {
         let mut full = self.take_full(bucket);
@@ -320,18 +349,14 @@ impl RadixQueue {
     /// Finds the earliest event of `bucket` again, after some were
     /// dropped; marks the bucket empty if none is left.
     fn recompute_earliest(&mut self, bucket: usize) {
-        let in_full = self.full[bucket]
-            .iter()
-            .flatten()
-            .map(|entry| (IN_FULL_BLOCK, entry));
-        let filling = self.buckets[bucket].iter().enumerate();
+        let in_full = self.full[bucket].iter().flatten();
         let earliest = in_full
-            .chain(filling.map(|(index, entry)| (index as u32, entry)))
-            .min_by_key(|(_, entry)| entry.order.time);
+            .chain(&self.buckets[bucket])
+            .min_by_key(|entry| entry.order.time);
         match earliest {
-            Some((index, entry)) => {
+            Some(entry) => {
                 self.earliest[bucket] = entry.order.time.as_nanos();
-                self.earliest_at[bucket] = index;
+                self.earliest_action[bucket] = action_address(entry);
             }
             None => self.mark_empty(bucket),
         }
@@ -343,14 +368,10 @@ impl RadixQueue {
     /// long ago.
     #[inline]
     fn prefetch_next(&self) {
-        let Some(bucket) = self.first_occupied() else {
-            return;
-        };
-        // An event in a full block is not looked for: the bucket is split
-        // first anyway, and its events moved.
-        let at = self.earliest_at[bucket] as usize;
-        if let Some(entry) = self.buckets[bucket].get(at) {
-            prefetch(&*entry.action);
+        if let Some(bucket) = self.first_occupied() {
+            prefetch(std::ptr::without_provenance::<u8>(
+                self.earliest_action[bucket],
+            ));
         }
     }
 
@@ -398,7 +419,7 @@ impl RadixQueue {
         loop {
             let bucket = self.first_occupied()?;
             self.retain_in(bucket, &mut |entry| !entry.is_cancelled());
-            if self.occupied[bucket / 64] & (1 << (bucket % 64)) != 0 {
+            if self.is_occupied(bucket) {
                 return Some(self.earliest[bucket]);
             }
         }
@@ -440,11 +461,15 @@ impl RadixQueue {
         let mut full = self.take_full(bucket);
         self.mark_empty(bucket);
         self.base = time;
+        // Latest filed first, so that the bucket's events are filed again
+        // in the reverse of their order (as bucket 0's sort expects).
+        self.refile(bucket, &mut filling);
+        full.prefetch_top();
         while let Some(mut block) = full.pop() {
+            full.prefetch_top();
             self.refile(bucket, &mut block.entries);
             self.free_blocks.push(block);
         }
-        self.refile(bucket, &mut filling);
         // Kept for the next events filed there.
         self.buckets[bucket] = filling;
     }
@@ -453,8 +478,8 @@ impl RadixQueue {
     #[inline]
     fn refile(&mut self, bucket: usize, entries: &mut Vec<Entry>) {
         // Popped, not drained: a `Drain` costs ~40 instructions to set up
-        // and drop, a share of a one-event split. The order in a bucket
-        // does not matter (bucket 0 is sorted).
+        // and drop, a share of a one-event split; and popped is latest
+        // first.
         while let Some(entry) = entries.pop() {
             let time = entry.order.time.as_nanos();
             let lower = self.bucket_of(time);
@@ -486,9 +511,7 @@ impl RadixQueue {
     /// Moves the events of bucket 0 (all at the base) into `due` in key
     /// order, dropping cancelled ones; true if any was moved.
     fn take_base_events(&mut self, due: &mut Vec<Entry>) -> bool {
-        if self.is_spilled(0) {
-            self.gather(0);
-        }
+        debug_assert!(!self.is_spilled(0));
         let mut entries = mem::take(&mut self.buckets[0]);
         self.mark_empty(0);
         self.len -= entries.len();
@@ -552,7 +575,6 @@ impl RadixQueue {
     /// Keeps only the events of `bucket` for which `keep` is true; hands
     /// the full blocks left empty to the pool.
     fn retain_in(&mut self, bucket: usize, keep: &mut impl FnMut(&Entry) -> bool) {
-        let before = self.len;
         let mut full = self.take_full(bucket);
         while let Some(mut block) = full.pop() {
             self.len -= retain_counted(&mut block.entries, &mut *keep);
@@ -563,9 +585,16 @@ impl RadixQueue {
             }
         }
         self.len -= retain_counted(&mut self.buckets[bucket], keep);
-        debug_assert!(self.len <= before);
         self.recompute_earliest(bucket);
     }
+}
+
+/// The address of `entry`'s action, which stays where it is while the
+/// entry moves.
+#[inline]
+fn action_address(entry: &Entry) -> usize {
+    let action: *const dyn crate::ports::event::Action = &*entry.action;
+    action.addr()
 }
 
 /// Keeps only the entries of `entries` for which `keep` is true; returns

@@ -212,13 +212,31 @@ fn more_same_time_events_than_a_block_come_in_key_order() {
         expected.push(entry.order);
         queue.push(entry);
     }
-    // A split files them all in bucket 0, over several blocks.
+    // They fill several blocks of one bucket, then a split files them all
+    // in bucket 0.
     queue.push(entry(1 << 30, 0, 0, None));
     let mut due = Vec::new();
     assert_eq!(queue.pop_due(u64::MAX, &mut due), Some(100));
     expected.sort();
     let popped: Vec<EventOrder> = due.iter().map(|e| e.order).collect();
     assert_eq!(popped, expected);
+}
+
+#[test]
+fn a_split_files_a_bucket_again_in_reverse() {
+    // A set filed in key order (periodic events put back) must reach
+    // bucket 0 reversed, which its sort finishes in one pass.
+    let mut queue = RadixQueue::default();
+    let count = 5 * BLOCK as u64 + 3;
+    for seq in 0..count {
+        queue.push(entry(1 << 20, 1, seq, None));
+    }
+    let bucket = queue.first_occupied().expect("filed");
+    assert!(queue.is_spilled(bucket));
+    queue.split(bucket, 1 << 20);
+    let seqs: Vec<u64> = queue.buckets[0].iter().map(|e| e.order.seq).collect();
+    let reversed: Vec<u64> = (0..count).rev().collect();
+    assert_eq!(seqs, reversed);
 }
 
 #[test]
