@@ -22,10 +22,12 @@
 //! [`FROM_POOL`], a small request to the allocator); past that, in blocks
 //! of [`BLOCK`]: the block being filled, and a linked stack of full ones.
 //! A split hands each block it empties to a pool, from which the buckets
-//! it files into take their next blocks. A queue that is not growing past
-//! its largest size then asks the allocator for nothing, where vectors
-//! grown by doubling were reallocated whenever a split filed more events
-//! into a bucket than it had held before. Such a reallocation is a large
+//! it files into take their next blocks: blocks are made as the queue
+//! grows, and a few more while it first settles, but a queue that stays
+//! under the largest size it held finds its blocks in the pool (a drain of
+//! 5·10⁴ events, a unit test, makes none). Vectors grown by doubling were
+//! reallocated whenever a split filed more events into a bucket than it
+//! had held before. Such a reallocation is a large
 //! request to the allocator, and glibc's answer to one is to first coalesce
 //! every small block freed since the last — the boxes of the events fired
 //! meanwhile: a third of the time of draining 10⁶ events went there.
@@ -78,6 +80,11 @@ const BLOCK: usize = if cfg!(miri) { 8 } else { 32 };
 /// request.
 const FROM_POOL: usize = if cfg!(miri) { 4 } else { 16 };
 
+/// The queue length from which the actions of the next two events are
+/// loaded ahead, not only the next one's: 16 384 events hold ~1.3 MB of
+/// entries and actions, past a core's L2 cache on the development machine.
+const PREFETCH_TWO_FROM: usize = 1 << 14;
+
 /// A block of a bucket, or one of the pool: its entries, and the next
 /// block of its list.
 struct Block {
@@ -129,7 +136,9 @@ impl Blocks {
             return;
         };
         let entries = top.entries.as_ptr_range();
-        let mut line = entries.start.cast::<u8>();
+        let start = entries.start.cast::<u8>();
+        // From the start of the first cache line, so as to reach the last.
+        let mut line = start.wrapping_sub(start.addr() % 64);
         while line < entries.end.cast::<u8>() {
             prefetch(line);
             line = line.wrapping_add(64);
@@ -162,7 +171,8 @@ pub(crate) struct RadixQueue {
     /// `base`; bucket `1 + 16 d + v` those whose highest digit differing
     /// from `base` is digit `d`, of value `v`.
     buckets: Box<[Vec<Entry>; BUCKETS]>,
-    /// The full blocks of each bucket (none for most).
+    /// The blocks filled before the one being filled, of each bucket (none
+    /// for most; a `retain` may have left some partly empty).
     full: Box<[Blocks; BUCKETS]>,
     /// Empty blocks, with room for [`BLOCK`] entries at least.
     free_blocks: Blocks,
@@ -174,7 +184,7 @@ pub(crate) struct RadixQueue {
     earliest_action: Box<[usize; BUCKETS]>,
     /// Bit `b` is set if bucket `b` is not empty.
     occupied: [u64; MASK_WORDS],
-    /// Bit `b` is set if bucket `b` has full blocks.
+    /// Bit `b` is set if bucket `b` has blocks in `full`.
     spilled: [u64; MASK_WORDS],
     /// The number of queued events.
     len: usize,
@@ -269,8 +279,8 @@ impl RadixQueue {
     /// and bucket 0's, grow as vectors do; a larger one is replaced by a
     /// block of the pool (or a new one). A block of [`BLOCK`] entries or
     /// more goes to the bucket's full blocks; a smaller one, filled while
-    /// the bucket was first growing, is moved into the new block and
-    /// freed.
+    /// the bucket was first growing, is moved into the new block, and
+    /// freed with the pool's box of that block.
     #[cold]
     #[inline(never)]
     fn make_room(&mut self, bucket: usize) {
@@ -366,13 +376,50 @@ impl RadixQueue {
     /// one queued), so that the miss on it overlaps with the work of the
     /// current step: with many events queued, that action was last touched
     /// long ago.
+    ///
+    /// In a large queue, when that event is alone in its bucket, the event
+    /// after it is the earliest of the next bucket: its action is loaded
+    /// too, two steps ahead, as a step can be shorter than the miss. (A
+    /// small queue's actions stay in the caches, and the look for the
+    /// next bucket would only cost.)
     #[inline]
     fn prefetch_next(&self) {
-        if let Some(bucket) = self.first_occupied() {
-            prefetch(std::ptr::without_provenance::<u8>(
-                self.earliest_action[bucket],
-            ));
+        let Some(first) = self.first_occupied() else {
+            return;
+        };
+        self.prefetch_earliest(first);
+        if self.len >= PREFETCH_TWO_FROM
+            && self.buckets[first].len() == 1
+            && !self.is_spilled(first)
+        {
+            if let Some(second) = self.occupied_after(first) {
+                self.prefetch_earliest(second);
+            }
         }
+    }
+
+    /// Starts loading the action of the earliest event of `bucket`.
+    #[inline]
+    fn prefetch_earliest(&self, bucket: usize) {
+        prefetch(std::ptr::without_provenance::<u8>(
+            self.earliest_action[bucket],
+        ));
+    }
+
+    /// The first non-empty bucket after `bucket`.
+    #[inline]
+    fn occupied_after(&self, bucket: usize) -> Option<usize> {
+        let next = bucket + 1;
+        let word = next / 64;
+        let first_bits = self.occupied.get(word)? & (!0 << (next % 64));
+        if first_bits != 0 {
+            return Some(word * 64 + first_bits.trailing_zeros() as usize);
+        }
+        let (later, bits) = self.occupied[word + 1..]
+            .iter()
+            .enumerate()
+            .find(|(_, bits)| **bits != 0)?;
+        Some((word + 1 + later) * 64 + bits.trailing_zeros() as usize)
     }
 
     /// Empties `bucket`'s bookkeeping (not its vector).
@@ -391,6 +438,9 @@ impl RadixQueue {
         self.base = time;
         self.free_blocks = mem::take(&mut all.free_blocks);
         all.drain_into(|entry| self.push(entry));
+        while let Some(block) = all.free_blocks.pop() {
+            self.free_blocks.push(block);
+        }
     }
 
     /// Hands every event to `take`, leaving the queue without events.
@@ -462,7 +512,8 @@ impl RadixQueue {
         self.mark_empty(bucket);
         self.base = time;
         // Latest filed first, so that the bucket's events are filed again
-        // in the reverse of their order (as bucket 0's sort expects).
+        // in the reverse of their order (which bucket 0's sort finishes in
+        // one pass when they were filed in key order).
         self.refile(bucket, &mut filling);
         full.prefetch_top();
         while let Some(mut block) = full.pop() {
@@ -576,13 +627,18 @@ impl RadixQueue {
     /// the full blocks left empty to the pool.
     fn retain_in(&mut self, bucket: usize, keep: &mut impl FnMut(&Entry) -> bool) {
         let mut full = self.take_full(bucket);
+        let mut kept = Blocks::default();
         while let Some(mut block) = full.pop() {
             self.len -= retain_counted(&mut block.entries, &mut *keep);
             if block.entries.is_empty() {
                 self.free_blocks.push(block);
             } else {
-                self.spill(bucket, block);
+                kept.push(block);
             }
+        }
+        // Back in their order (`kept` reversed it), for the next split.
+        while let Some(block) = kept.pop() {
+            self.spill(bucket, block);
         }
         self.len -= retain_counted(&mut self.buckets[bucket], keep);
         self.recompute_earliest(bucket);

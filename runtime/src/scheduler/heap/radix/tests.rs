@@ -185,17 +185,30 @@ fn buckets_of_many_blocks_pop_in_key_order() {
         let next = queue.next_live_time();
         let earliest = live.iter().map(|order| order.time.as_nanos()).min();
         assert_eq!(next, earliest, "seed {seed}: next live time");
-        queue.retain(|entry| entry.order.seq % 7 != 0 && !entry.is_cancelled());
-        let mut expected: Vec<EventOrder> = live.into_iter().filter(|o| o.seq % 7 != 0).collect();
+        // Whole blocks emptied too: every event of a range of times.
+        let gap = 1_000 + spread / 4..1_000 + spread / 2;
+        let kept = |order: &EventOrder| {
+            !order.seq.is_multiple_of(7) && !gap.contains(&order.time.as_nanos())
+        };
+        queue.retain(|entry| kept(&entry.order) && !entry.is_cancelled());
+        let mut expected: Vec<EventOrder> = live.into_iter().filter(kept).collect();
         expected.sort();
         assert_eq!(queue.len(), expected.len(), "seed {seed}: events kept");
-        // An event before every other one refiles the whole queue.
-        queue.push(entry(999, 0, u64::MAX, None));
+        // The earliest events popped, which moves the base to their time;
+        // then an event before it refiles the whole queue, blocks and all.
+        let first = expected[0].time.as_nanos();
+        let mut due = Vec::new();
+        assert_eq!(queue.pop_due(first, &mut due), Some(first));
+        let taken = due.len();
+        let popped: Vec<EventOrder> = due.iter().map(|e| e.order).collect();
+        assert_eq!(popped[..], expected[..taken], "seed {seed}: first events");
+        assert!((0..BUCKETS).any(|bucket| queue.is_spilled(bucket)));
+        queue.push(entry(first - 1, 0, u64::MAX, None));
         let popped = pop_all(&mut queue);
-        assert_eq!(popped[0].time.as_nanos(), 999);
+        assert_eq!(popped[0].time.as_nanos(), first - 1);
         assert_eq!(
             popped[1..],
-            expected[..],
+            expected[taken..],
             "seed {seed}: popped in key order"
         );
     }
@@ -237,6 +250,60 @@ fn a_split_files_a_bucket_again_in_reverse() {
     let seqs: Vec<u64> = queue.buckets[0].iter().map(|e| e.order.seq).collect();
     let reversed: Vec<u64> = (0..count).rev().collect();
     assert_eq!(seqs, reversed);
+}
+
+#[test]
+fn a_split_after_a_retain_still_files_in_reverse() {
+    let mut queue = RadixQueue::default();
+    let count = 5 * BLOCK as u64 + 3;
+    for seq in 0..count {
+        queue.push(entry(1 << 20, 1, seq, None));
+    }
+    queue.retain(|entry| !entry.order.seq.is_multiple_of(3));
+    let bucket = queue.first_occupied().expect("filed");
+    assert!(queue.is_spilled(bucket));
+    queue.split(bucket, 1 << 20);
+    let seqs: Vec<u64> = queue.buckets[0].iter().map(|e| e.order.seq).collect();
+    let reversed: Vec<u64> = (0..count)
+        .rev()
+        .filter(|seq| !seq.is_multiple_of(3))
+        .collect();
+    assert_eq!(seqs, reversed);
+}
+
+#[cfg(feature = "save")]
+#[test]
+fn a_bucket_of_many_blocks_is_sorted_where_it_lies() {
+    let mut rng = Rng(51);
+    let mut queue = RadixQueue::default();
+    // Times 16..32: one bucket (digit 1, value 1).
+    for seq in 0..5 * BLOCK as u64 {
+        queue.push(entry(16 + rng.below(16), rng.below(3) as Origin, seq, None));
+    }
+    let bucket = queue.first_occupied().expect("filed");
+    assert!(queue.is_spilled(bucket));
+    let mut orders: Vec<EventOrder> = queue.entries().map(|e| e.order).collect();
+    orders.sort();
+    queue.sort_each_bucket(|bucket| bucket.sort_by_key(|e| e.order));
+    let read: Vec<EventOrder> = queue.entries().map(|e| e.order).collect();
+    assert_eq!(read, orders);
+    assert_eq!(pop_all(&mut queue), orders);
+}
+
+#[test]
+fn the_next_occupied_bucket_is_found_past_any_word() {
+    let mut rng = Rng(41);
+    for _ in 0..if cfg!(miri) { 3 } else { 200 } {
+        let mut queue = RadixQueue::default();
+        for _ in 0..rng.below(6) {
+            let bucket = rng.below(BUCKETS as u64) as usize;
+            queue.occupied[bucket / 64] |= 1 << (bucket % 64);
+        }
+        for bucket in 0..BUCKETS {
+            let expected = (bucket + 1..BUCKETS).find(|&b| queue.is_occupied(b));
+            assert_eq!(queue.occupied_after(bucket), expected, "after {bucket}");
+        }
+    }
 }
 
 #[test]
