@@ -26,7 +26,9 @@
 //! after at least half that many pushes: O(1) amortised per push, and the
 //! queue never holds more than twice the live events it kept at its last
 //! compaction (or [`COMPACT_MIN`]). Dropping entries moves no other one to
-//! another bucket, so the order of the live events is unchanged.
+//! another bucket, so the order of the live events is unchanged. Only an
+//! event with a key can be cancelled: a queue that holds none (the queue
+//! counts them, from above) skips the compaction's pass.
 
 mod radix;
 
@@ -93,8 +95,15 @@ pub(crate) struct EventHeap {
     /// twice its length after the last compaction, at least
     /// [`COMPACT_MIN`].
     compact_at: usize,
+    /// The keyed entries queued since the last compaction, and those it
+    /// kept: at least the number of queued entries that can be cancelled.
+    /// None can when it is 0, and a compaction then skips its pass.
+    keyed: usize,
     /// Fired actions for contexts that schedule under the lock.
     pub(crate) spares: Spares,
+    /// The passes of compaction over the queue (for the tests).
+    #[cfg(all(test, not(causim_loom)))]
+    compactions: usize,
 }
 
 impl Default for EventHeap {
@@ -102,7 +111,10 @@ impl Default for EventHeap {
         EventHeap {
             queue: RadixQueue::default(),
             compact_at: COMPACT_MIN,
+            keyed: 0,
             spares: Spares::default(),
+            #[cfg(all(test, not(causim_loom)))]
+            compactions: 0,
         }
     }
 }
@@ -111,8 +123,15 @@ impl EventHeap {
     /// Adds an event.
     #[inline]
     pub(crate) fn push(&mut self, entry: Entry) {
-        self.queue.push(entry);
+        self.queue_entry(entry);
         self.compact_if_grown();
+    }
+
+    /// Adds an event, counting it if it has a key.
+    #[inline]
+    fn queue_entry(&mut self, entry: Entry) {
+        self.keyed += usize::from(entry.key.is_some());
+        self.queue.push(entry);
     }
 
     /// Drops the cancelled entries once the queue has doubled since the
@@ -128,13 +147,26 @@ impl EventHeap {
     #[cold]
     #[inline(never)]
     fn compact(&mut self) {
-        self.queue.retain(|entry| !entry.is_cancelled());
+        if self.keyed > 0 {
+            let mut keyed = 0;
+            self.queue.retain(|entry| {
+                let keep = !entry.is_cancelled();
+                keyed += usize::from(keep && entry.key.is_some());
+                keep
+            });
+            self.keyed = keyed;
+            #[cfg(all(test, not(causim_loom)))]
+            {
+                self.compactions += 1;
+            }
+        }
         self.compact_at = (2 * self.queue.len()).max(COMPACT_MIN);
     }
 
     /// Takes every queued event out, leaving the queue empty.
     pub(crate) fn take_all(&mut self) -> RadixQueue {
         self.compact_at = COMPACT_MIN;
+        self.keyed = 0;
         std::mem::take(&mut self.queue)
     }
 
@@ -146,6 +178,8 @@ impl EventHeap {
         queue.append(std::mem::take(&mut self.queue));
         self.queue = queue;
         self.compact_at = (2 * self.queue.len()).max(COMPACT_MIN);
+        // Not counted: every entry may have a key.
+        self.keyed = self.queue.len();
     }
 
     /// The time of the earliest event, cancelled or not.
@@ -215,7 +249,7 @@ impl EventHeap {
         // Popped, not drained (cheaper; the order of pushes does not
         // matter).
         while let Some(entry) = incoming.pop() {
-            self.queue.push(entry);
+            self.queue_entry(entry);
         }
         if incoming.capacity() > KEEP_INCOMING {
             *incoming = Vec::new();

@@ -128,3 +128,27 @@ fn compaction_keeps_the_order_of_live_events() {
     let expected: Vec<u32> = expected.into_iter().map(|(_, _, seq)| seq as u32).collect();
     assert_eq!(delivered, expected);
 }
+
+#[test]
+fn a_queue_without_keyed_events_is_not_scanned_for_cancelled_ones() {
+    let mut heap = EventHeap::default();
+    let pushes = 4 * COMPACT_MIN as u64;
+    for seq in 0..pushes {
+        heap.push(entry(1 + seq % 5, 1, seq, seq as u32, None));
+    }
+    assert_eq!(heap.compactions, 0, "no keyed event, no pass");
+    // One keyed event, cancelled: the next compaction drops it, and those
+    // after it have nothing to look for again.
+    let key = EventKey::new();
+    heap.push(entry(9, 1, pushes, 0, Some(key.clone())));
+    key.cancel();
+    for seq in pushes + 1..4 * pushes {
+        heap.push(entry(1 + seq % 5, 1, seq, seq as u32, None));
+    }
+    assert_eq!(heap.compactions, 1);
+    assert_eq!(
+        heap.len() as u64,
+        4 * pushes - 1,
+        "the cancelled one dropped"
+    );
+}
