@@ -235,40 +235,48 @@ fn more_same_time_events_than_a_block_come_in_key_order() {
     assert_eq!(popped, expected);
 }
 
-#[test]
-fn a_split_files_a_bucket_again_in_reverse() {
-    // A set filed in key order (periodic events put back) must reach
-    // bucket 0 reversed, which its sort finishes in one pass.
+/// The time of the events of [`same_time_set`].
+const SAME_TIME: u64 = 1 << 20;
+
+/// `count` events at one time, filed in key order (as periodic events put
+/// back are), over several blocks of one bucket.
+fn same_time_set(count: u64) -> RadixQueue {
     let mut queue = RadixQueue::default();
-    let count = 5 * BLOCK as u64 + 3;
     for seq in 0..count {
-        queue.push(entry(1 << 20, 1, seq, None));
+        queue.push(entry(SAME_TIME, 1, seq, None));
     }
+    queue
+}
+
+/// Splits the first bucket of `queue`, which has blocks; returns the
+/// sequence numbers of bucket 0 in the order the split filed them.
+fn split_set(queue: &mut RadixQueue) -> Vec<u64> {
     let bucket = queue.first_occupied().expect("filed");
     assert!(queue.is_spilled(bucket));
-    queue.split(bucket, 1 << 20);
-    let seqs: Vec<u64> = queue.buckets[0].iter().map(|e| e.order.seq).collect();
+    queue.split(bucket, SAME_TIME);
+    queue.buckets[0].iter().map(|e| e.order.seq).collect()
+}
+
+#[test]
+fn a_split_files_a_bucket_again_in_reverse() {
+    // A set filed in key order must reach bucket 0 reversed, which its
+    // sort finishes in one pass.
+    let count = 5 * BLOCK as u64 + 3;
+    let mut queue = same_time_set(count);
     let reversed: Vec<u64> = (0..count).rev().collect();
-    assert_eq!(seqs, reversed);
+    assert_eq!(split_set(&mut queue), reversed);
 }
 
 #[test]
 fn a_split_after_a_retain_still_files_in_reverse() {
-    let mut queue = RadixQueue::default();
     let count = 5 * BLOCK as u64 + 3;
-    for seq in 0..count {
-        queue.push(entry(1 << 20, 1, seq, None));
-    }
+    let mut queue = same_time_set(count);
     queue.retain(|entry| !entry.order.seq.is_multiple_of(3));
-    let bucket = queue.first_occupied().expect("filed");
-    assert!(queue.is_spilled(bucket));
-    queue.split(bucket, 1 << 20);
-    let seqs: Vec<u64> = queue.buckets[0].iter().map(|e| e.order.seq).collect();
     let reversed: Vec<u64> = (0..count)
         .rev()
         .filter(|seq| !seq.is_multiple_of(3))
         .collect();
-    assert_eq!(seqs, reversed);
+    assert_eq!(split_set(&mut queue), reversed);
 }
 
 #[cfg(feature = "save")]
