@@ -26,6 +26,7 @@ use crate::model::Model;
 use crate::poll_report;
 use crate::wake::TaskWaker;
 
+pub(crate) use mt::spread::DEFAULT_WAKE_THRESHOLD;
 pub(crate) use st::{RunError, Stuck, TaskFuture};
 
 /// The executor a simulation runs on.
@@ -40,12 +41,13 @@ impl Executor {
     /// The deterministic executor for `threads <= 1`, else the
     /// multi-threaded one with `threads` threads in all, for the models
     /// of `bench` (the multi-threaded one marks its worker threads with
-    /// it; the simulation marks the calling thread).
-    pub(crate) fn new(threads: usize, bench: BenchId) -> Self {
+    /// it; the simulation marks the calling thread), waking a helper for
+    /// more than `wake_threshold` waiting tasks (see `mt::spread`).
+    pub(crate) fn new(threads: usize, bench: BenchId, wake_threshold: usize) -> Self {
         if threads <= 1 {
             Executor::St(st::Executor::new())
         } else {
-            Executor::Mt(mt::Executor::new(threads, bench))
+            Executor::Mt(mt::Executor::new(threads, bench, wake_threshold))
         }
     }
 

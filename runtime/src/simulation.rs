@@ -101,9 +101,14 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    pub(crate) fn new(core: Arc<SchedulerCore>, timeout: Option<Duration>, threads: usize) -> Self {
+    pub(crate) fn new(
+        core: Arc<SchedulerCore>,
+        timeout: Option<Duration>,
+        threads: usize,
+        wake_threshold: usize,
+    ) -> Self {
         Simulation {
-            executor: Executor::new(threads, core.bench),
+            executor: Executor::new(threads, core.bench, wake_threshold),
             core: core.clone(),
             timeout,
             fatal: None,

@@ -146,7 +146,9 @@ fn run(bench: &Bench, threads: usize) -> Run {
         nodes[from].children.push(output);
     }
     let addresses: Vec<Address<Node>> = mailboxes.iter().map(Mailbox::address).collect();
-    let mut init = SimInit::new().with_threads(threads);
+    // A worker woken whenever two models are ready: the schedule in which
+    // threads interleave most.
+    let mut init = SimInit::new().with_threads(threads).with_wake_threshold(1);
     for (id, (node, mailbox)) in nodes.into_iter().zip(mailboxes).enumerate() {
         init = init.add_model(node, mailbox, format!("n{id}"));
     }

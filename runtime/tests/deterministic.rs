@@ -27,10 +27,13 @@ use std::sync::{Arc, Mutex};
 use causim::{CallbackSink, EventQueue, MessageOrder, WaitingFor, ZeroDelay};
 use proptest::prelude::*;
 
-/// A bench builder in the deterministic order on `threads` threads.
+/// A bench builder in the deterministic order on `threads` threads, where
+/// a worker is woken whenever two models are ready (the schedule in which
+/// threads interleave most).
 fn ordered(threads: usize) -> SimInit {
     SimInit::new()
         .with_threads(threads)
+        .with_wake_threshold(1)
         .with_message_order(MessageOrder::Deterministic)
 }
 

@@ -29,6 +29,7 @@
 
 pub(crate) mod shared;
 pub(crate) mod sleepers;
+pub(crate) mod spread;
 pub(crate) mod task;
 pub(crate) mod waker;
 pub(crate) mod worker;
@@ -51,8 +52,11 @@ use shared::Shared;
 use task::{Task, TaskRef};
 use worker_context::WorkerContext;
 
-/// Capacity of each worker's own queue; more goes to the injector.
-const LOCAL_QUEUE_CAPACITY: usize = 256;
+/// Capacity of each worker's own queue; more goes to the injector, a task
+/// at a time under its lock. A step that wakes a thousand models queues
+/// them all on the calling thread, so the queue holds that many (32 KiB a
+/// worker).
+const LOCAL_QUEUE_CAPACITY: usize = 4096;
 
 /// How long the teardown of an executor whose run stopped early (a model
 /// panic, a timeout) waits for its workers to come back from the models
@@ -88,16 +92,18 @@ pub(crate) struct Executor {
 
 impl Executor {
     /// An executor with `threads` threads in all (at least 2): the caller
-    /// and `threads - 1` spawned workers.
+    /// and `threads - 1` spawned workers, which a worker wakes for more
+    /// than `wake_threshold` waiting tasks (see [`spread`]).
     ///
     /// One more slot is made for the stand-in worker, whose thread is only
     /// spawned if a run has a deadline.
-    pub(crate) fn new(threads: usize, bench: BenchId) -> Self {
+    pub(crate) fn new(threads: usize, bench: BenchId, wake_threshold: usize) -> Self {
         let threads = threads.max(2);
         let locals: Vec<_> = (0..=threads)
             .map(|_| Worker::new(LOCAL_QUEUE_CAPACITY))
             .collect();
-        let shared = Arc::new(Shared::new(locals.iter().map(Worker::stealer).collect()));
+        let stealers = locals.iter().map(Worker::stealer).collect();
+        let shared = Arc::new(Shared::new(stealers).with_wake_threshold(wake_threshold));
         let mut locals = locals.into_iter();
         let main = WorkerContext::new(
             shared.clone(),
@@ -373,10 +379,14 @@ fn spawn_worker(
 fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
     let shared = &caller.shared;
     // Work queued before the call (spawns, deliveries): wake a helper if
-    // there is more than this thread takes first.
-    if shared.injected() > 0 || caller.local.capacity() - caller.local.spare_capacity() > 1 {
+    // what waits behind the task this thread takes first is worth it.
+    let waiting = caller.waiting();
+    if shared.injected() > 0 || shared.spread.worth_waking(waiting) {
         shared.notify_one();
     }
+    // Too few tasks to decide by their number: their polls' time decides
+    // the next steps.
+    let mut timing = shared.spread.worth_timing(waiting).then(Instant::now);
     let mut polls = 0u32;
     loop {
         // `fail` records the failure before it sets the stop flag.
@@ -397,8 +407,11 @@ fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), Run
             }
             continue;
         }
-        // Nothing to poll: give back the lease; if it was the last, the
-        // step is over.
+        // Nothing to poll: note what the polls took, give back the lease;
+        // if it was the last, the step is over.
+        if let Some(start) = timing.take() {
+            shared.spread.note(start.elapsed(), polls);
+        }
         caller.release();
         if shared.is_quiescent() {
             return finished(shared, deadline);
@@ -459,7 +472,9 @@ fn hand_over(caller: &WorkerContext) {
 /// timeout if the deadline passed meanwhile (so that a call made of many
 /// short steps is bounded too), else success.
 fn finished(shared: &Shared, deadline: Option<Instant>) -> Result<(), RunError> {
-    if let Some(failure) = shared.take_failure() {
+    // A failure sets the stop flag after its report: no flag, no report,
+    // and no lock taken at the end of every step.
+    if let Some(failure) = shared.is_stopped().then(|| shared.take_failure()).flatten() {
         return Err(RunError::Panic {
             meta: failure.meta,
             message: failure.message,

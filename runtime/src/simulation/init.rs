@@ -61,6 +61,8 @@ pub struct SimInit {
     timeout: Option<Duration>,
     /// Threads that poll the models; 1 is the deterministic executor.
     threads: usize,
+    /// On several threads, more tasks than this waiting wake a helper.
+    wake_threshold: usize,
     /// Zero-delay rounds allowed in one time step.
     zero_delay_rounds: usize,
     /// The order of same-time messages from different senders.
@@ -91,6 +93,7 @@ impl SimInit {
             missing: Vec::new(),
             timeout: None,
             threads: default_threads(),
+            wake_threshold: crate::executor::DEFAULT_WAKE_THRESHOLD,
             zero_delay_rounds: DEFAULT_ZERO_DELAY_ROUNDS,
             order: MessageOrder::default(),
             clock: None,
@@ -261,6 +264,38 @@ impl SimInit {
     /// ```
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// On several threads, how many models must be ready to run at once
+    /// before the thread that found them wakes another worker (at least
+    /// 1; default 32).
+    ///
+    /// The thread driving a step polls the step's models itself, and a
+    /// sleeping worker is woken only when the models waiting in a queue
+    /// are worth a wake-up, which costs several microseconds (a system
+    /// call, and the tasks' memory moving to the other core): when more
+    /// than `tasks` are waiting, or fewer whose polls, at the average the
+    /// driving thread measured for its recent polls, would take longer
+    /// than about 20 µs. Steps with a few light models then cost about
+    /// what they cost on one thread, and models whose every poll is long
+    /// still run in parallel two at a time, from the first step that
+    /// measured them on.
+    ///
+    /// `1` wakes a worker whenever two models are ready: the most
+    /// parallel schedule, for benches whose models are all slow from their
+    /// first poll on, and for tests that want the threads to interleave as
+    /// much as they can. The threshold changes which thread polls a model,
+    /// never what the bench computes (see [`MessageOrder`]); it has no
+    /// effect on one thread.
+    ///
+    /// ```
+    /// # use causim::prelude::*;
+    /// let eager = SimInit::new().with_threads(4).with_wake_threshold(1);
+    /// # drop(eager);
+    /// ```
+    pub fn with_wake_threshold(mut self, tasks: usize) -> Self {
+        self.wake_threshold = tasks.max(1);
         self
     }
 
@@ -461,7 +496,8 @@ impl SimInit {
     /// first, unless the bench is being restored).
     pub(crate) fn start(self, start: SimTime) -> Result<Simulation, SimulationError> {
         self.core.start_at(start);
-        let mut simulation = Simulation::new(self.core, self.timeout, self.threads);
+        let mut simulation =
+            Simulation::new(self.core, self.timeout, self.threads, self.wake_threshold);
         simulation.zero_delay_rounds = self.zero_delay_rounds;
         let lateness = self.lateness;
         let pacer = self.clock.map(|clock| Pacer::new(clock, lateness));
@@ -527,6 +563,7 @@ impl fmt::Debug for SimInit {
             .field("models", &self.models.len())
             .field("timeout", &self.timeout)
             .field("threads", &self.threads)
+            .field("wake_threshold", &self.wake_threshold)
             .field("zero_delay_rounds", &self.zero_delay_rounds)
             .field("order", &self.order)
             .field("paced", &self.clock.is_some())

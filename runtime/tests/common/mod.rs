@@ -26,8 +26,18 @@ pub use causim::ports::ReplySender;
 pub use causim::prelude::*;
 
 /// The bench builder every test uses, on [`threads`] threads.
+///
+/// On 4 threads a worker is woken whenever two models are ready (a wake
+/// threshold of 1, the schedule where threads interleave most); on 2, the
+/// default threshold, which leaves a step of a few light models to the
+/// calling thread: the matrix covers both.
 pub fn sim_init() -> SimInit {
-    SimInit::new().with_threads(threads())
+    let init = SimInit::new().with_threads(threads());
+    if threads() >= 4 {
+        init.with_wake_threshold(1)
+    } else {
+        init
+    }
 }
 
 /// The number of threads the suite runs on.

@@ -78,4 +78,5 @@ pub const NOT_IN_MATRIX: &[&str] = &[
     "snapshot.rs",
     "snapshot_access.rs",
     "stress.rs",
+    "wake_threshold.rs",
 ];

@@ -76,7 +76,7 @@ fn every_interleaving(f: impl Fn() + Sync + Send + 'static) {
 #[test]
 fn loom_executor_runs_woken_tasks_to_completion() {
     every_interleaving(|| {
-        let mut executor = Executor::new(2, crate::bench::BenchId::new());
+        let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
         let signal = Signal::new();
         let (waiter, raiser) = (signal.clone(), signal);
         executor.spawn(Box::pin(async move { waiter.wait().await }), meta("a"));
@@ -90,7 +90,7 @@ fn loom_executor_runs_woken_tasks_to_completion() {
 #[test]
 fn loom_executor_step_ends_with_a_task_that_can_never_run() {
     every_interleaving(|| {
-        let mut executor = Executor::new(2, crate::bench::BenchId::new());
+        let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
         let never = Signal::new();
         let signal = Signal::new();
         let (waiter, raiser) = (signal.clone(), signal);
@@ -112,7 +112,7 @@ fn loom_executor_step_ends_with_a_task_that_can_never_run() {
 #[test]
 fn loom_executor_reports_a_panic_and_joins_its_workers() {
     every_interleaving(|| {
-        let mut executor = Executor::new(2, crate::bench::BenchId::new());
+        let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
         executor.spawn(Box::pin(async { panic!("boom") }), meta("fragile"));
         executor.spawn(Box::pin(async {}), meta("fine"));
         match executor.run(None) {
@@ -133,7 +133,7 @@ fn loom_executor_reports_a_panic_and_joins_its_workers() {
 #[test]
 fn loom_executor_step_waits_for_stolen_tasks() {
     every_interleaving(|| {
-        let mut executor = Executor::new(2, crate::bench::BenchId::new());
+        let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
         let ran = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
         let (first, second) = (Signal::new(), Signal::new());
         for (signal, name) in [(first.clone(), "x"), (second.clone(), "y")] {
@@ -174,7 +174,7 @@ fn loom_executor_step_waits_for_stolen_tasks() {
 #[test]
 fn loom_executor_teardown_races_a_wake_from_outside() {
     every_interleaving(|| {
-        let mut executor = Executor::new(2, crate::bench::BenchId::new());
+        let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
         let signal = Signal::new();
         let waiter = signal.clone();
         executor.spawn(Box::pin(async move { waiter.wait().await }), meta("a"));
@@ -241,7 +241,7 @@ fn spawn_producer(executor: &mut Executor, channel: &std::sync::Arc<Channel<u32>
 #[test]
 fn loom_executor_teardown_frees_a_task_its_mailbox_wakes() {
     every_interleaving(|| {
-        let mut executor = Executor::new(2, crate::bench::BenchId::new());
+        let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
         let channel = std::sync::Arc::new(Channel::<u32>::new(1));
         channel.bind(Name::from("sink"), crate::bench::BenchId::new(), 0);
         let received = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
@@ -279,7 +279,7 @@ fn loom_executor_teardown_frees_a_task_its_mailbox_wakes() {
 #[test]
 fn loom_executor_a_model_idle_after_one_poll_and_stuck_after_the_next_is_named() {
     crate::sync::loom_check(3, || {
-        let mut executor = Executor::new(2, crate::bench::BenchId::new());
+        let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
         let channel = std::sync::Arc::new(Channel::<u32>::new(1));
         channel.bind(Name::from("sink"), crate::bench::BenchId::new(), 0);
         let consumer = Consumer(channel.clone());

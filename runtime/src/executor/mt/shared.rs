@@ -30,6 +30,7 @@
 use std::collections::VecDeque;
 
 use super::sleepers::Sleepers;
+use super::spread::{Spread, DEFAULT_WAKE_THRESHOLD};
 use super::task::{Task, TaskRef};
 use super::worker_context;
 use crate::executor::TaskMeta;
@@ -82,6 +83,8 @@ pub(crate) struct Shared {
     stealable: AtomicUsize,
     /// Workers parked (or about to park) for lack of work.
     pub(crate) sleepers: Sleepers,
+    /// When queued tasks are worth waking a sleeper for.
+    pub(crate) spread: Spread,
     /// Set by a model panic or a timeout: no task is polled any more.
     stop: AtomicBool,
     /// Set when the executor is dropped: the workers exit.
@@ -120,6 +123,7 @@ impl Shared {
                 .collect(),
             stealable: AtomicUsize::new(stealable),
             sleepers: Sleepers::new(),
+            spread: Spread::new(DEFAULT_WAKE_THRESHOLD),
             stop: AtomicBool::new(false),
             shutdown: AtomicBool::new(false),
             failure: Mutex::new(None),
@@ -128,6 +132,13 @@ impl Shared {
             candidates: Mutex::new(Vec::new()),
             has_candidates: AtomicBool::new(false),
         }
+    }
+
+    /// The same, waking a sleeper for more than `threshold` waiting tasks
+    /// (see [`spread`](super::spread)).
+    pub(crate) fn with_wake_threshold(mut self, threshold: usize) -> Self {
+        self.spread = Spread::new(threshold);
+        self
     }
 
     /// Lists `task`, whose poll just ended pending, as a deadlock

@@ -96,8 +96,9 @@ fn steal(worker: &WorkerContext) -> Option<TaskRef> {
                 .steal_and_pop(&worker.local, |n| n.div_ceil(2))
             {
                 Ok((task, moved)) => {
-                    // More work came along: let another sleeper help.
-                    if moved > 0 {
+                    // More work came along: let another sleeper help, if
+                    // it is worth a wake-up.
+                    if worker.shared.spread.worth_waking(moved) {
                         worker.shared.notify_one();
                     }
                     return Some(task);

@@ -169,6 +169,13 @@ impl WorkerContext {
         *self.held.borrow_mut() = held;
     }
 
+    /// Tasks in this worker's own queue behind the one it takes next.
+    #[inline]
+    pub(crate) fn waiting(&self) -> usize {
+        let queued = self.local.capacity() - self.local.spare_capacity();
+        queued.saturating_sub(1)
+    }
+
     /// The task in the `next` slot, unless the streak is at its cap (the
     /// task then goes to the back of the queue).
     pub(crate) fn take_next(&self) -> Option<TaskRef> {
@@ -183,15 +190,18 @@ impl WorkerContext {
     }
 
     /// Queues `task` on this worker's own queue (under the worker's lease,
-    /// taken if needed), waking a sleeper when there is now more than this
-    /// worker will take next. A full queue sends the task to the injector,
-    /// where it counts for itself.
+    /// taken if needed), waking a sleeper when the tasks waiting behind the
+    /// one this worker takes next are worth it (see
+    /// [`spread`](super::spread)). A full queue sends the task to the
+    /// injector, where it counts for itself.
     pub(crate) fn push_local(&self, task: TaskRef) {
         self.lease();
-        let had_work = !self.local.is_empty();
         match self.local.push(task) {
-            Ok(()) if !had_work => {}
-            Ok(()) => self.shared.hint_one(),
+            Ok(()) => {
+                if self.shared.spread.worth_waking(self.waiting()) {
+                    self.shared.hint_one();
+                }
+            }
             Err(task) => {
                 self.shared.count_active();
                 self.shared.inject(task);

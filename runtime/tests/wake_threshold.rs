@@ -1,0 +1,123 @@
+//! Which thread polls a model on several threads (`SimInit::with_wake_threshold`):
+//! a step with a few light models stays on the calling thread; many ready
+//! models, or models whose polls are long, wake another worker.
+//!
+//! Each model notes the thread its tick ran on. The tests assert only what
+//! the rule makes certain whatever the machine's load: a first step, which
+//! no measure has yet informed, wakes no one for a few models; polls long
+//! enough (milliseconds) are seen on another thread once measured, or at
+//! once with a threshold of 1.
+//!
+//! This file picks its thread counts itself, so it is not part of the
+//! executor matrix (`tests/matrix/suite.rs`).
+
+mod common;
+use common::*;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::thread::{self, ThreadId};
+use std::time::Duration;
+
+/// The threads ticks ran on, shared by every model of a bench.
+type Threads = Arc<Mutex<Vec<ThreadId>>>;
+
+/// Notes the thread of each tick, after working for `busy`.
+#[model]
+struct Worker {
+    busy: Duration,
+    threads: Threads,
+}
+
+#[model]
+impl Worker {
+    #[input]
+    fn tick(&mut self, _: ()) {
+        if !self.busy.is_zero() {
+            thread::sleep(self.busy);
+        }
+        self.threads
+            .lock()
+            .expect("not poisoned")
+            .push(thread::current().id());
+    }
+}
+
+/// `models` workers on `threads` threads, ticked together at each of
+/// `steps` times; the threads their ticks ran on.
+fn run(init: SimInit, models: usize, busy: Duration, steps: u64) -> Vec<ThreadId> {
+    let threads = Threads::default();
+    let mut init = init;
+    let mut addresses = Vec::new();
+    for i in 0..models {
+        let mailbox = Mailbox::new();
+        addresses.push(mailbox.address());
+        let worker = Worker {
+            busy,
+            threads: threads.clone(),
+        };
+        init = init.add_model(worker, mailbox, format!("w{i}"));
+    }
+    let mut simu = start(init);
+    // The spawned worker looks for work once before it first parks: let
+    // it park, so that only the rule under test decides who polls.
+    thread::sleep(Duration::from_millis(100));
+    let scheduler = simu.scheduler();
+    for step in 1..=steps {
+        for address in &addresses {
+            scheduler
+                .schedule(SimTime::from_secs(step), Worker::ports().tick, (), address)
+                .expect("in the future");
+        }
+    }
+    simu.step_until(SimTime::from_secs(steps))
+        .expect("the run succeeds");
+    let seen = threads.lock().expect("not poisoned").clone();
+    assert_eq!(seen.len() as u64, models as u64 * steps, "every tick ran");
+    seen
+}
+
+/// The threads other than the calling one that ran a tick.
+fn others(seen: &[ThreadId]) -> HashSet<ThreadId> {
+    let me = thread::current().id();
+    seen.iter().copied().filter(|id| *id != me).collect()
+}
+
+#[test]
+fn a_first_step_of_a_few_light_models_stays_on_the_calling_thread() {
+    let init = SimInit::new().with_threads(2);
+    let seen = run(init, 2, Duration::ZERO, 1);
+    assert!(others(&seen).is_empty(), "no worker woken for a light task");
+}
+
+#[test]
+fn more_ready_models_than_the_threshold_wake_a_worker() {
+    // 200 ready models, each long enough that the woken worker gets there
+    // before the calling thread is through them.
+    let init = SimInit::new().with_threads(2);
+    let seen = run(init, 200, Duration::from_micros(200), 1);
+    assert!(!others(&seen).is_empty(), "a worker helped");
+}
+
+#[test]
+fn long_polls_spread_two_models_once_measured() {
+    // Two models, 5 ms a poll: the first step measures them, the next ones
+    // wake a worker for the second model.
+    let init = SimInit::new().with_threads(2);
+    let seen = run(init, 2, Duration::from_millis(5), 6);
+    assert!(!others(&seen).is_empty(), "a worker helped");
+}
+
+#[test]
+fn a_threshold_of_one_spreads_two_models_from_the_first_step() {
+    let init = SimInit::new().with_threads(2).with_wake_threshold(1);
+    let seen = run(init, 2, Duration::from_millis(50), 1);
+    assert_eq!(others(&seen).len(), 1, "the second model on the worker");
+}
+
+#[test]
+fn the_threshold_has_no_effect_on_one_thread() {
+    let init = SimInit::new().with_threads(1).with_wake_threshold(1);
+    let seen = run(init, 4, Duration::ZERO, 2);
+    assert!(others(&seen).is_empty());
+}
