@@ -407,10 +407,16 @@ fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), Run
             }
             continue;
         }
-        // Nothing to poll: note what the polls took, give back the lease;
-        // if it was the last, the step is over.
+        // Nothing to poll: note what the polls took. If this thread's
+        // lease is the only one, the step is over, and the lease is kept
+        // for the next step (no read-modify-write of the count at either
+        // end of a step that stays on this thread); else give it back: if
+        // it was the last, the step is over too.
         if let Some(start) = timing.take() {
             shared.spread.note(start.elapsed(), polls);
+        }
+        if caller.busy.get() && shared.is_sole_lease() {
+            return finished(shared, deadline);
         }
         caller.release();
         if shared.is_quiescent() {

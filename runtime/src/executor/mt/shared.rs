@@ -9,7 +9,10 @@
 //!   as every wake-up inside a step comes from a poll in progress or from
 //!   the calling thread before it waits, none can become runnable: the step
 //!   is over, exactly, with no polling of mailboxes. The worker that brings
-//!   it to zero unparks the calling thread.
+//!   it to zero unparks the calling thread. The calling thread, when it
+//!   runs out of work holding the only lease (a count of one), ends the
+//!   step just the same and keeps its lease for the next one: a step that
+//!   stays on the calling thread then changes the count at neither end.
 //!
 //!   Why leases and not one unit per task: a hop in a busy simulation is a
 //!   model waking another on the same worker, then going idle. Counting
@@ -267,6 +270,17 @@ impl Shared {
         if self.active.fetch_sub(1, Ordering::AcqRel) == 1 && index != 0 {
             self.handles[0].unpark();
         }
+    }
+
+    /// True when the only lease held is the caller's own: called by a
+    /// worker holding a lease, with its queue and `next` slot empty and no
+    /// poll under way, it means no task is queued or being polled
+    /// anywhere (every other worker with work, or stealing, holds a lease;
+    /// every injected task counts for itself). The acquire load sees what
+    /// the others' polls did, as [`is_quiescent`](Shared::is_quiescent)
+    /// does.
+    pub(crate) fn is_sole_lease(&self) -> bool {
+        self.active.load(Ordering::Acquire) == 1
     }
 
     /// True when no task is queued or being polled.

@@ -148,15 +148,18 @@ impl WorkerContext {
     }
 
     /// Queues the tasks held since [`install_delivering`], in the order
-    /// they were woken; wakes are queued at once again.
+    /// they were woken, but the last, which stays in the `next` slot and is
+    /// polled first by this thread (a step's one delivered task then costs
+    /// no queue push and pop); wakes are queued at once again.
     #[inline]
     pub(crate) fn queue_held(&self) {
         self.holding.set(false);
+        if self.next.get().is_some() {
+            // The lease covers the slot, as during a poll.
+            self.lease();
+        }
         if !self.held.borrow().is_empty() {
             self.queue_held_tasks();
-        }
-        if let Some(last) = self.next.take() {
-            self.push_local(last);
         }
     }
 
@@ -169,11 +172,12 @@ impl WorkerContext {
         *self.held.borrow_mut() = held;
     }
 
-    /// Tasks in this worker's own queue behind the one it takes next.
+    /// Tasks in this worker's own queue and `next` slot behind the one it
+    /// takes next.
     #[inline]
     pub(crate) fn waiting(&self) -> usize {
         let queued = self.local.capacity() - self.local.spare_capacity();
-        queued.saturating_sub(1)
+        (queued + usize::from(self.next.get().is_some())).saturating_sub(1)
     }
 
     /// The task in the `next` slot, unless the streak is at its cap (the
@@ -344,7 +348,8 @@ mod tests {
 
     /// While worker 0 delivers, the tasks it wakes are in no queue another
     /// worker can take from; when the delivery ends they are queued in the
-    /// order they were woken.
+    /// order they were woken, but the last, which waits in the `next` slot
+    /// under the worker's lease.
     #[test]
     fn a_delivery_holds_its_woken_tasks_until_it_ends() {
         let local = Worker::new(16);
@@ -365,7 +370,10 @@ mod tests {
         let queued: Vec<_> = std::iter::from_fn(|| context.local.pop())
             .map(TaskRef::as_ptr)
             .collect();
-        assert_eq!(queued, [a.as_ptr(), b.as_ptr(), c.as_ptr()]);
+        assert_eq!(queued, [a.as_ptr(), b.as_ptr()]);
+        assert_eq!(context.next.get().map(TaskRef::as_ptr), Some(c.as_ptr()));
+        assert!(context.busy.get() && shared.is_sole_lease(), "leased");
+        assert_eq!(context.waiting(), 0, "the queue was taken out above");
     }
 
     #[test]
