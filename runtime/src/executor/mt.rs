@@ -53,10 +53,11 @@ use task::{Task, TaskRef};
 use worker_context::WorkerContext;
 
 /// Capacity of each worker's own queue; more goes to the injector, a task
-/// at a time under its lock. A step that wakes a thousand models queues
-/// them all on the calling thread, so the queue holds that many (32 KiB a
-/// worker).
-const LOCAL_QUEUE_CAPACITY: usize = 4096;
+/// at a time under its lock. Larger queues (1 024, 4 096) spared the
+/// injector to a step waking a thousand models, but made pinball with
+/// many balls on two threads up to 10 % slower (see `docs/benchmarks.md`,
+/// "Workers woken when the work pays for it").
+const LOCAL_QUEUE_CAPACITY: usize = 256;
 
 /// How long the teardown of an executor whose run stopped early (a model
 /// panic, a timeout) waits for its workers to come back from the models
