@@ -287,7 +287,12 @@ impl SimInit {
     /// first poll on, and for tests that want the threads to interleave as
     /// much as they can. The threshold changes which thread polls a model,
     /// never what the bench computes (see [`MessageOrder`]); it has no
-    /// effect on one thread.
+    /// effect on one thread. A model that blocks its thread until another
+    /// model runs, through something other than the bench's messages (an
+    /// atomic flag, a channel of its own), may wait for it longer with the
+    /// default: that model may be queued behind it on the same thread, as
+    /// it always is on one thread. Such models want a threshold of 1, or
+    /// better, to exchange messages.
     ///
     /// ```
     /// # use causim::prelude::*;

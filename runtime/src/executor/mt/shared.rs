@@ -39,7 +39,7 @@ use super::worker_context;
 use crate::executor::TaskMeta;
 use crate::poll_report::Misaddressed;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use crate::sync::work_queue::Stealer;
+use crate::sync::work_queue::{Stealer, Worker};
 use crate::sync::{lock, Arc, Mutex, Parker};
 
 /// What other threads know about one worker.
@@ -295,15 +295,46 @@ impl Shared {
         self.injected.store(injector.len(), Ordering::Release);
     }
 
-    /// Takes the oldest injected task.
-    pub(crate) fn pop_injected(&self) -> Option<TaskRef> {
+    /// Takes the oldest injected task, and moves half of the others, as
+    /// many as `local` has room for, to `local` in their order, under the
+    /// same lock; returns the task and the number moved. Each moved task
+    /// still counts for itself: the caller's lease takes them over.
+    ///
+    /// Why a batch: a step that wakes more tasks than a worker's queue
+    /// holds spills the rest here, and taking them one lock at a time
+    /// against the other workers made the lock the step's largest cost
+    /// (see `docs/benchmarks.md`, "Workers woken when the work pays for
+    /// it").
+    pub(crate) fn pop_injected_into(&self, local: &Worker<TaskRef>) -> Option<(TaskRef, usize)> {
         if self.injected.load(Ordering::Acquire) == 0 {
             return None;
         }
         let mut injector = lock(&self.injector);
-        let task = injector.pop_front();
+        let task = injector.pop_front()?;
+        let batch = (injector.len() / 2).min(local.spare_capacity());
+        let mut moved = 0;
+        while moved < batch {
+            let Some(next) = injector.pop_front() else {
+                break;
+            };
+            if let Err(next) = local.push(next) {
+                injector.push_front(next);
+                break;
+            }
+            moved += 1;
+        }
         self.injected.store(injector.len(), Ordering::Release);
-        task
+        Some((task, moved))
+    }
+
+    /// Gives back `units` of the activity count that a worker holding a
+    /// lease took over (injected tasks now in its queue): the count stays
+    /// at least at that lease, so nobody is woken.
+    pub(crate) fn give_back(&self, units: usize) {
+        if units > 0 {
+            let before = self.active.fetch_sub(units, Ordering::AcqRel);
+            debug_assert!(before > units, "the caller's lease is still counted");
+        }
     }
 
     /// Gives back the injector's memory, which grows with the number of

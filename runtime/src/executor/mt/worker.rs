@@ -47,7 +47,8 @@ pub(crate) fn next_task(worker: &WorkerContext) -> Option<TaskRef> {
 /// The worker's lease (see [`shared`](super::shared)) covers what it takes:
 /// a task from its own queue is already covered; an injected task brings
 /// its own unit of the activity count, which becomes the lease if the
-/// worker has none (else it is given back); a worker without a lease takes
+/// worker has none (else it is given back), and so do the injected tasks
+/// moved to its queue with it, all given back; a worker without a lease takes
 /// one *before* stealing, so that the victim, which gives its lease back
 /// only after seeing its queue empty, cannot bring the count to zero while
 /// the stolen tasks are in flight. A failed steal gives back a lease taken
@@ -60,11 +61,17 @@ fn find_task(worker: &WorkerContext) -> Option<TaskRef> {
     if let Some(task) = worker.local.pop() {
         return Some(task);
     }
-    if let Some(task) = worker.shared.pop_injected() {
-        if worker.busy.replace(true) {
-            worker.shared.uncount_active(worker.index);
-        }
-        if worker.shared.injected() > 0 {
+    if let Some((task, moved)) = worker.shared.pop_injected_into(&worker.local) {
+        // The taken tasks' units: one becomes the lease if the worker had
+        // none, the others are given back (the lease covers them now).
+        let had_lease = worker.busy.replace(true);
+        worker.shared.give_back(moved + usize::from(had_lease));
+        // Injected tasks are for any worker (handed over under a deadline,
+        // woken from outside, spilled from a full queue): while some are
+        // left, here or there, another worker is woken, as the thread that
+        // handed them over may wait on them. A batch makes this once per
+        // batch, not once per task.
+        if moved > 0 || worker.shared.injected() > 0 {
             worker.shared.notify_one();
         }
         return Some(task);

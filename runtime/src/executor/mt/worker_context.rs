@@ -207,9 +207,12 @@ impl WorkerContext {
                 }
             }
             Err(task) => {
+                // This worker takes injected tasks back once its queue is
+                // empty: a helper is wanted for speed, not for progress,
+                // so a hint without the fence will do.
                 self.shared.count_active();
                 self.shared.inject(task);
-                self.shared.notify_one();
+                self.shared.hint_one();
             }
         }
     }
@@ -374,6 +377,38 @@ mod tests {
         assert_eq!(context.next.get().map(TaskRef::as_ptr), Some(c.as_ptr()));
         assert!(context.busy.get() && shared.is_sole_lease(), "leased");
         assert_eq!(context.waiting(), 0, "the queue was taken out above");
+    }
+
+    /// A worker taking from the injector takes the oldest task and moves
+    /// half of the others to its queue, in order, as far as it has room;
+    /// their units of the activity count stay until the caller gives them
+    /// back.
+    #[test]
+    fn an_injected_batch_moves_half_the_rest_in_order() {
+        let local = Worker::new(2);
+        let shared = Arc::new(Shared::new(vec![local.stealer()]));
+        let tasks = ["a", "b", "c", "d", "e", "f", "g"].map(|name| task(&shared, name));
+        let refs = tasks.each_ref().map(TaskRef::new);
+        for task in refs {
+            shared.count_active();
+            shared.inject(task);
+        }
+        let (first, moved) = shared.pop_injected_into(&local).expect("injected");
+        assert_eq!(first.as_ptr(), refs[0].as_ptr());
+        // Half of the six left is three; the queue has room for two.
+        assert_eq!(moved, 2);
+        let queued = [local.pop(), local.pop()].map(|t| t.map(TaskRef::as_ptr));
+        assert_eq!(queued, [Some(refs[1].as_ptr()), Some(refs[2].as_ptr())]);
+        assert_eq!(shared.injected(), 4, "the rest stays injected");
+        let (next, moved) = shared.pop_injected_into(&local).expect("injected");
+        assert_eq!((next.as_ptr(), moved), (refs[3].as_ptr(), 1));
+        assert_eq!(local.pop().map(TaskRef::as_ptr), Some(refs[4].as_ptr()));
+        assert_eq!(shared.injected(), 2);
+        // One unit becomes a lease, the others are given back: the count
+        // still holds that lease and the two tasks left injected.
+        shared.give_back(7 - 2 - 1);
+        assert!(!shared.is_quiescent() && !shared.is_sole_lease());
+        drop(shared.drain_injected());
     }
 
     #[test]
