@@ -8,9 +8,10 @@
 //! Why the calling thread works too: in a step with a single event, the
 //! event wakes one model, which goes to the caller's own queue and is
 //! polled right there, with no other thread woken and no hand-over. Other
-//! workers are only woken when there is more work queued than the waking
-//! thread will take next, so a sparse simulation costs little more than on
-//! one thread, and a dense one spreads over every worker by stealing.
+//! workers are only woken when the work queued behind what the waking
+//! thread takes next is worth a wake-up (see [`spread`]), so a sparse
+//! simulation costs little more than on one thread, and a dense one
+//! spreads over every worker by stealing.
 //!
 //! Except under a timeout: then the calling thread polls nothing and only
 //! watches the clock ([`run_watching`]), and a *stand-in* worker, spawned
