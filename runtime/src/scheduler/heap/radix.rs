@@ -437,9 +437,22 @@ impl RadixQueue {
         let mut all = mem::take(self);
         self.base = time;
         self.free_blocks = mem::take(&mut all.free_blocks);
-        all.drain_into(|entry| self.push(entry));
-        while let Some(block) = all.free_blocks.pop() {
-            self.free_blocks.push(block);
+        #[cfg(test)]
+        {
+            self.blocks_made = all.blocks_made;
+        }
+        // Each block goes back to the pool as soon as it is emptied, where
+        // the refile finds it (`drain_into` would keep them until the end,
+        // and the refile would make new ones meanwhile).
+        for bucket in 0..BUCKETS {
+            let mut full = all.take_full(bucket);
+            while let Some(mut block) = full.pop() {
+                block.entries.drain(..).for_each(|entry| self.push(entry));
+                self.free_blocks.push(block);
+            }
+            all.buckets[bucket]
+                .drain(..)
+                .for_each(|entry| self.push(entry));
         }
     }
 
