@@ -305,10 +305,19 @@ impl Shared {
     /// against the other workers made the lock the step's largest cost
     /// (see `docs/benchmarks.md`, "Workers woken when the work pays for
     /// it").
+    #[inline]
     pub(crate) fn pop_injected_into(&self, local: &Worker<TaskRef>) -> Option<(TaskRef, usize)> {
+        // The common look, at every step's end, finds none: inlined.
         if self.injected.load(Ordering::Acquire) == 0 {
             return None;
         }
+        self.take_injected_into(local)
+    }
+
+    /// [`pop_injected_into`](Shared::pop_injected_into) once tasks were
+    /// seen injected.
+    #[inline(never)]
+    fn take_injected_into(&self, local: &Worker<TaskRef>) -> Option<(TaskRef, usize)> {
         let mut injector = lock(&self.injector);
         let task = injector.pop_front()?;
         let batch = (injector.len() / 2).min(local.spare_capacity());
