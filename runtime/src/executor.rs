@@ -42,7 +42,7 @@ impl Executor {
     /// multi-threaded one with `threads` threads in all, for the models
     /// of `bench` (the multi-threaded one marks its worker threads with
     /// it; the simulation marks the calling thread), waking a helper for
-    /// more than `wake_threshold` waiting tasks (see `mt::spread`).
+    /// more than `wake_threshold` ready tasks (see `mt::spread`).
     pub(crate) fn new(threads: usize, bench: BenchId, wake_threshold: usize) -> Self {
         if threads <= 1 {
             Executor::St(st::Executor::new())

@@ -298,7 +298,10 @@ fn panic_beside_a_busy_model(timeout: Option<Duration>) {
     let busy = Arc::new(AtomicBool::new(false));
     let (bomb_mbox, stubborn_mbox) = (Mailbox::new(), Mailbox::new());
     let (bomb, stubborn) = (bomb_mbox.address(), stubborn_mbox.address());
+    // A worker woken whenever two models are ready, so that `Stubborn`
+    // is taken by one.
     let mut init = sim_init()
+        .with_wake_threshold(1)
         .add_model(
             Bomb {
                 other_busy: busy.clone(),
@@ -319,12 +322,18 @@ fn panic_beside_a_busy_model(timeout: Option<Duration>) {
     }
     let mut simu = start(init);
     let scheduler = simu.scheduler();
-    scheduler
-        .schedule(t(1), Bomb::ports().fire, (), &bomb)
-        .unwrap();
-    scheduler
-        .schedule(t(1), Stubborn::ports().hold, (), &stubborn)
-        .unwrap();
+    let fire = || scheduler.schedule(t(1), Bomb::ports().fire, (), &bomb);
+    let hold = || scheduler.schedule(t(1), Stubborn::ports().hold, (), &stubborn);
+    if threads() == 1 {
+        fire().unwrap();
+        hold().unwrap();
+    } else {
+        // The task a delivery wakes last is polled first by the calling
+        // thread: `Bomb`, which waits there for `Stubborn` to be busy on a
+        // worker.
+        hold().unwrap();
+        fire().unwrap();
+    }
     let error = simu.step().unwrap_err();
     assert!(
         matches!(&error, SimulationError::ModelPanic { model, message, .. }

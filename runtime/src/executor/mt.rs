@@ -20,7 +20,8 @@
 //! that can return `Timeout` from ever reading the clock again.
 //!
 //! A step is complete when the count of active (queued or running) tasks
-//! drops to zero; see [`shared`]. Then, as on one thread, every model that
+//! drops to zero, or to the calling thread's own lease once it has nothing
+//! left to poll; see [`shared`]. Then, as on one thread, every model that
 //! is not waiting on an empty mailbox is reported as deadlocked.
 //!
 //! The order in which different models run is not deterministic here; the
@@ -56,7 +57,7 @@ use worker_context::WorkerContext;
 /// Capacity of each worker's own queue; more goes to the injector, a task
 /// at a time under its lock. Larger queues (1 024, 4 096) spared the
 /// injector to a step waking a thousand models, but made pinball with
-/// many balls on two threads up to 10 % slower (see `docs/benchmarks.md`,
+/// many balls on two threads 5–14 % slower (see `docs/benchmarks.md`,
 /// "Workers woken when the work pays for it").
 const LOCAL_QUEUE_CAPACITY: usize = 256;
 
@@ -95,7 +96,7 @@ pub(crate) struct Executor {
 impl Executor {
     /// An executor with `threads` threads in all (at least 2): the caller
     /// and `threads - 1` spawned workers, which a worker wakes for more
-    /// than `wake_threshold` waiting tasks (see [`spread`]).
+    /// than `wake_threshold` ready tasks (see [`spread`]).
     ///
     /// One more slot is made for the stand-in worker, whose thread is only
     /// spawned if a run has a deadline.
@@ -151,9 +152,9 @@ impl Executor {
         }
     }
 
-    /// Runs `f` as worker 0: tasks it wakes go to this thread's queue once
-    /// `f` has returned, so that no other worker can take one and poll it
-    /// while `f` still delivers (the same-time rule: every event of the
+    /// Runs `f` as worker 0: tasks it wakes go to this thread's queue (the
+    /// last one to its `next` slot) once `f` has returned, so that no other
+    /// worker can take one and poll it while `f` still delivers (the same-time rule: every event of the
     /// bench's delivery is in its mailbox before any model runs).
     pub(crate) fn enter<R>(&mut self, f: impl FnOnce() -> R) -> R {
         let _installed = worker_context::install_delivering(&self.main);
@@ -387,22 +388,24 @@ fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), Run
         shared.notify_one();
     }
     // Too few tasks to decide by their number: their polls' time decides
-    // the next steps.
-    let mut timing = shared.spread.worth_timing(waiting).then(Instant::now);
+    // the next steps. The measure starts now, or at the first poll that
+    // wakes another task (a model fanning out to others); a step of one
+    // task reads no clock. (Start, polls before it.)
+    let mut timing = shared
+        .spread
+        .worth_timing(waiting)
+        .then(|| (Instant::now(), 0));
     let mut polls = 0u32;
     loop {
-        // `fail` records the failure before it sets the stop flag.
-        if shared.is_stopped() {
-            if let Some(failure) = shared.take_failure() {
-                return Err(RunError::Panic {
-                    meta: failure.meta,
-                    message: failure.message,
-                });
-            }
+        if let Some(error) = reported_panic(shared) {
+            return Err(error);
         }
         if let Some(task) = worker::next_task(caller) {
             worker::run_task(caller, task);
             polls = polls.wrapping_add(1);
+            if timing.is_none() && caller.next.get().is_some() {
+                timing = Some((Instant::now(), polls));
+            }
             if polls.is_multiple_of(POLLS_PER_DEADLINE_CHECK) && passed(deadline) {
                 shared.stop();
                 return Err(RunError::Timeout);
@@ -414,8 +417,10 @@ fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), Run
         // for the next step (no read-modify-write of the count at either
         // end of a step that stays on this thread); else give it back: if
         // it was the last, the step is over too.
-        if let Some(start) = timing.take() {
-            shared.spread.note(start.elapsed(), polls);
+        if let Some((start, before)) = timing.take() {
+            shared
+                .spread
+                .note(start.elapsed(), polls.wrapping_sub(before));
         }
         if caller.busy.get() && shared.is_sole_lease() {
             return finished(shared, deadline);
@@ -441,11 +446,8 @@ fn run_watching(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(),
     shared.handles[0].parker.set_owner();
     hand_over(caller);
     loop {
-        if let Some(failure) = shared.is_stopped().then(|| shared.take_failure()).flatten() {
-            return Err(RunError::Panic {
-                meta: failure.meta,
-                message: failure.message,
-            });
+        if let Some(error) = reported_panic(shared) {
+            return Err(error);
         }
         if shared.is_quiescent() {
             return finished(shared, deadline);
@@ -480,18 +482,27 @@ fn hand_over(caller: &WorkerContext) {
 /// timeout if the deadline passed meanwhile (so that a call made of many
 /// short steps is bounded too), else success.
 fn finished(shared: &Shared, deadline: Option<Instant>) -> Result<(), RunError> {
-    // A failure sets the stop flag after its report: no flag, no report,
-    // and no lock taken at the end of every step.
-    if let Some(failure) = shared.is_stopped().then(|| shared.take_failure()).flatten() {
-        return Err(RunError::Panic {
-            meta: failure.meta,
-            message: failure.message,
-        });
+    if let Some(error) = reported_panic(shared) {
+        return Err(error);
     }
     if passed(deadline) {
         return Err(RunError::Timeout);
     }
     Ok(())
+}
+
+/// The model panic a worker reported, as the run's error. Only looked for
+/// once the stop flag is set (`fail` records the failure before it sets
+/// the flag): the end of every step takes no lock.
+fn reported_panic(shared: &Shared) -> Option<RunError> {
+    if !shared.is_stopped() {
+        return None;
+    }
+    let failure = shared.take_failure()?;
+    Some(RunError::Panic {
+        meta: failure.meta,
+        message: failure.message,
+    })
 }
 
 /// True if `deadline` is set and passed.
@@ -519,6 +530,9 @@ impl Drop for Executor {
             // worker may still touch the one it polls (see `TaskRef`).
             std::mem::forget(std::mem::take(&mut self.tasks));
         }
+        // A delivery not followed by a run leaves a task in the `next`
+        // slot: a bare pointer, forgotten like those in the queue.
+        self.main.next.take();
         while self.main.local.pop().is_some() {}
         drop(self.shared.drain_injected());
         // Futures hold wakers of tasks (their own, through their mailbox):

@@ -267,20 +267,23 @@ impl SimInit {
         self
     }
 
-    /// On several threads, how many models must be ready to run at once
-    /// before the thread that found them wakes another worker (at least
-    /// 1; default 32).
+    /// On several threads, how many models may be ready to run at once
+    /// before the thread that found them wakes another worker: more than
+    /// `tasks` wake one (at least 1; default 32).
     ///
     /// The thread driving a step polls the step's models itself, and a
     /// sleeping worker is woken only when the models waiting in a queue
     /// are worth a wake-up, which costs several microseconds (a system
     /// call, and the tasks' memory moving to the other core): when more
-    /// than `tasks` are waiting, or fewer whose polls, at the average the
+    /// than `tasks` are ready, or fewer whose polls, at the average the
     /// driving thread measured for its recent polls, would take longer
-    /// than about 20 µs. Steps with a few light models then cost about
-    /// what they cost on one thread, and models whose every poll is long
-    /// still run in parallel two at a time, from the first step that
-    /// measured them on.
+    /// than about 20 µs. Steps with a few light models then pay no
+    /// wake-up, and models whose every poll is long still run in parallel
+    /// two at a time, from the first step that measured them on (a step
+    /// is measured when it starts with a few models ready, or from the
+    /// first model that wakes others). Under a timeout
+    /// ([`with_timeout`](SimInit::with_timeout)) the calling thread only
+    /// watches and measures nothing: the threshold alone decides.
     ///
     /// `1` wakes a worker whenever two models are ready: the most
     /// parallel schedule, for benches whose models are all slow from their

@@ -137,7 +137,7 @@ impl Shared {
         }
     }
 
-    /// The same, waking a sleeper for more than `threshold` waiting tasks
+    /// The same, waking a sleeper for more than `threshold` ready tasks
     /// (see [`spread`](super::spread)).
     pub(crate) fn with_wake_threshold(mut self, threshold: usize) -> Self {
         self.spread = Spread::new(threshold);
@@ -204,7 +204,8 @@ impl Shared {
     ///
     /// Called when no task is active: at the end of a step that listed
     /// some (`Executor::stuck` looks at [`has_candidates`] first, after
-    /// the acquire load that saw the activity count at zero, which every
+    /// the acquire load that saw the activity count at zero, or at the
+    /// calling thread's own lease, which every
     /// worker's release of its lease, an acquire-release read-modify-write
     /// made after its listings, comes before, so the flag's relaxed load
     /// sees them), or at teardown, after the workers were joined.
@@ -336,9 +337,10 @@ impl Shared {
         Some((task, moved))
     }
 
-    /// Gives back `units` of the activity count that a worker holding a
-    /// lease took over (injected tasks now in its queue): the count stays
-    /// at least at that lease, so nobody is woken.
+    /// Gives back `units` of the activity count that a worker's lease took
+    /// over: the units of injected tasks now in its queue, and of the one
+    /// it took too if it held a lease already. The count stays at least at
+    /// that lease, so nobody is woken.
     pub(crate) fn give_back(&self, units: usize) {
         if units > 0 {
             let before = self.active.fetch_sub(units, Ordering::AcqRel);
@@ -373,10 +375,12 @@ impl Shared {
     }
 
     /// Wakes one parked worker if one is seen registered, after a worker
-    /// queued more work on its own queue than it takes next.
+    /// queued work worth a helper on its own queue (see
+    /// [`spread`](super::spread)), or spilled it to the injector.
     ///
     /// Only a hint, with no fence: the owner polls every task of its own
-    /// queue whether or not another worker helps, so a sleeper missed here
+    /// queue, and takes back what it spilled, whether or not another worker
+    /// helps, so a sleeper missed here
     /// (registered just as the work was queued) costs parallelism, never a
     /// lost task or a hung step; the next push sees it. The full fence of
     /// [`notify_one`](Shared::notify_one) cost a tenth of a cross-worker

@@ -10,29 +10,37 @@
 //! woken when the work pays for it").
 //!
 //! So the thread that queues a task wakes a sleeping worker only when the
-//! tasks waiting in its queue are worth it: more of them than the
-//! *threshold* (`SimInit::with_wake_threshold`, default
-//! [`DEFAULT_WAKE_THRESHOLD`]), or fewer whose polls, at the average time
-//! the calling thread measured for its recent polls, would take longer
-//! than [`WAKE_WORTH`]. The measure is what keeps models whose every poll
+//! tasks waiting behind the one it takes next are worth it: at least the
+//! *threshold* of them (`SimInit::with_wake_threshold`, default
+//! [`DEFAULT_WAKE_THRESHOLD`]; more tasks ready than the threshold), or
+//! fewer whose polls, at the average time the calling thread measured for
+//! its recent polls, would take longer than [`WAKE_WORTH`]. The calling
+//! thread measures a step that starts with a few tasks waiting, or from
+//! the first poll that wakes another task (a model fanning out); under a
+//! timeout it only watches, and nothing is measured. The measure is what keeps models whose every poll
 //! is long (a model integrating a physical state for a millisecond) in
 //! parallel even when only two are ready: a step in which the calling
 //! thread polled several tasks reports their average, and the next steps
 //! wake a helper for two such tasks.
 //!
 //! A threshold of 1 is the eager schedule: a worker is woken whenever two
-//! tasks are ready. Tests of the executor's promises use it, since it is
-//! the schedule where threads interleave most.
+//! tasks are ready. Most tests of the executor's promises use it (the `mt4`
+//! matrix target, the property tests), since it is the schedule where
+//! threads interleave most.
 //!
 //! Nothing here decides *whether* a task runs, only on which thread: every
 //! task queued is polled, by the thread that queued it if no other takes
-//! it, so a wake-up left out costs time, never progress.
+//! it, so a wake-up left out costs time, not progress, as long as each
+//! poll returns. A model that blocks its thread until another model runs
+//! (through something other than messages) may wait longer for it than
+//! with the eager schedule: the other may be queued behind it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// The threshold unless the bench sets one: more tasks than this waiting
-/// in a worker's queue wake a helper whatever their polls cost.
+/// The threshold unless the bench sets one: this many tasks waiting behind
+/// the one a worker takes next (more than this many ready) wake a helper
+/// whatever their polls cost.
 pub(crate) const DEFAULT_WAKE_THRESHOLD: usize = 32;
 
 /// What the tasks waiting must be expected to take for a wake-up to pay:
@@ -43,11 +51,11 @@ pub(crate) const WAKE_WORTH: Duration = Duration::from_micros(20);
 /// The rule a worker applies before it wakes another.
 #[derive(Debug)]
 pub(crate) struct Spread {
-    /// More tasks than this waiting wake a helper.
+    /// This many tasks waiting (more than this many ready) wake a helper.
     threshold: usize,
     /// The calling thread's recent average time per poll, in nanoseconds
     /// (0 until a step has measured it). Written by the calling thread at
-    /// the end of a step that had tasks waiting, read by any worker that
+    /// the end of a step it measured, read by any worker that
     /// queues a task: a plain estimate, which orders nothing (a stale
     /// value only makes one wake-up early or late). A `std` atomic even
     /// under loom, which need not explore it.
@@ -144,6 +152,7 @@ mod tests {
         let spread = Spread::new(1);
         assert!(spread.worth_waking(1));
         assert!(!spread.worth_timing(1));
-        assert!(!Spread::new(0).worth_waking(0), "at least 1, and 0 waits");
+        // A threshold of 0 is taken as 1: one task waiting wakes a helper.
+        assert!(Spread::new(0).worth_waking(1));
     }
 }

@@ -47,8 +47,8 @@ pub(crate) fn next_task(worker: &WorkerContext) -> Option<TaskRef> {
 /// The worker's lease (see [`shared`](super::shared)) covers what it takes:
 /// a task from its own queue is already covered; an injected task brings
 /// its own unit of the activity count, which becomes the lease if the
-/// worker has none (else it is given back), and so do the injected tasks
-/// moved to its queue with it, all given back; a worker without a lease takes
+/// worker has none (else it is given back), and the injected tasks moved
+/// to its queue with it give theirs back; a worker without a lease takes
 /// one *before* stealing, so that the victim, which gives its lease back
 /// only after seeing its queue empty, cannot bring the count to zero while
 /// the stolen tasks are in flight. A failed steal gives back a lease taken

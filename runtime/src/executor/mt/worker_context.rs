@@ -259,7 +259,8 @@ pub(crate) fn install(context: &WorkerContext) -> Installed<'_> {
 
 /// [`install`] for a delivery of the bench's events: the tasks woken until
 /// the guard is dropped are held (see `WorkerContext::holding`), then
-/// queued, in the order they were woken, when it is dropped.
+/// queued, in the order they were woken, when it is dropped (the last in
+/// the `next` slot, see [`WorkerContext::queue_held`]).
 #[inline]
 pub(crate) fn install_delivering(context: &WorkerContext) -> Installed<'_> {
     context.holding.set(true);
@@ -284,7 +285,7 @@ impl Drop for Installed<'_> {
         let context = self.context;
         if context.holding.get() {
             // The delivery is over (or unwound): its tasks to the queue,
-            // the one in the `next` slot last.
+            // but the last, which stays in the `next` slot.
             context.queue_held();
         } else if let Some(task) = context.next.take() {
             // A task left in the `next` slot by a call that stopped early
@@ -409,6 +410,26 @@ mod tests {
         shared.give_back(7 - 2 - 1);
         assert!(!shared.is_quiescent() && !shared.is_sole_lease());
         drop(shared.drain_injected());
+    }
+
+    /// A delivery that wakes one task leaves it in the `next` slot, under
+    /// a lease, with nothing in the queue for another worker.
+    #[test]
+    fn a_delivery_of_one_task_leaves_it_in_the_next_slot_leased() {
+        let local = Worker::new(16);
+        let shared = Arc::new(Shared::new(vec![local.stealer()]));
+        let only = task(&shared, "only");
+        let context = WorkerContext::new(shared.clone(), 0, local);
+        let installed = install_delivering(&context);
+        with(|worker| worker.expect("installed").wake_here(TaskRef::new(&only)));
+        drop(installed);
+        assert!(context.local.is_empty(), "nothing to steal");
+        assert_eq!(
+            context.next.get().map(TaskRef::as_ptr),
+            Some(TaskRef::new(&only).as_ptr())
+        );
+        assert!(context.busy.get() && shared.is_sole_lease(), "leased");
+        assert_eq!(context.waiting(), 0, "nothing behind it");
     }
 
     #[test]
