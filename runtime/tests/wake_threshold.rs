@@ -149,10 +149,12 @@ fn others(seen: &[ThreadId]) -> HashSet<ThreadId> {
 
 #[test]
 fn steps_of_a_few_light_models_stay_on_the_calling_thread() {
+    // The last 20 of 50 steps: by then the measure has forgotten a start
+    // slowed by a loaded machine (it moves a quarter of the way a step).
     let init = SimInit::new().with_threads(2);
-    let seen = run(init, 2, Duration::ZERO, 20);
+    let seen = run(init, 2, Duration::ZERO, 50);
     let me = thread::current().id();
-    let here = seen.iter().filter(|id| **id == me).count();
+    let here = seen[60..].iter().filter(|id| **id == me).count();
     assert!(here >= 36, "{here} of 40 light ticks on the calling thread");
 }
 
