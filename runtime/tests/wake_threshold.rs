@@ -58,11 +58,14 @@ impl Dispatcher {
     }
 }
 
-/// `models` workers, ticked together at each of `steps` times; the
-/// threads their ticks ran on.
-fn run(init: SimInit, models: usize, busy: Duration, steps: u64) -> Vec<ThreadId> {
-    let threads = Threads::default();
-    let mut init = init;
+/// Adds `models` workers working `busy` a tick, which note their threads
+/// in `threads`; their addresses.
+fn add_workers(
+    mut init: SimInit,
+    models: usize,
+    busy: Duration,
+    threads: &Threads,
+) -> (SimInit, Vec<Address<Worker>>) {
     let mut addresses = Vec::new();
     for i in 0..models {
         let mailbox = Mailbox::new();
@@ -73,11 +76,16 @@ fn run(init: SimInit, models: usize, busy: Duration, steps: u64) -> Vec<ThreadId
         };
         init = init.add_model(worker, mailbox, format!("w{i}"));
     }
-    let simu = start(init);
-    run_steps(simu, &addresses, steps);
-    let seen = threads.lock().expect("not poisoned").clone();
-    assert_eq!(seen.len() as u64, models as u64 * steps, "every tick ran");
-    seen
+    (init, addresses)
+}
+
+/// `models` workers, ticked together at each of `steps` times; the
+/// threads their ticks ran on.
+fn run(init: SimInit, models: usize, busy: Duration, steps: u64) -> Vec<ThreadId> {
+    let threads = Threads::default();
+    let (init, workers) = add_workers(init, models, busy, &threads);
+    run_steps(start(init), Worker::ports().tick, &workers, steps);
+    ticks(&threads, models, steps)
 }
 
 /// `models` workers that one dispatcher ticks, itself ticked at each of
@@ -85,30 +93,26 @@ fn run(init: SimInit, models: usize, busy: Duration, steps: u64) -> Vec<ThreadId
 /// others; the threads the workers' ticks ran on.
 fn run_fanned_out(init: SimInit, models: usize, busy: Duration, steps: u64) -> Vec<ThreadId> {
     let threads = Threads::default();
-    let mut init = init;
+    let (init, workers) = add_workers(init, models, busy, &threads);
     let mut dispatcher = Dispatcher { out: Output::new() };
-    for i in 0..models {
-        let mailbox = Mailbox::new();
-        dispatcher
-            .out
-            .connect(Worker::ports().tick, mailbox.address());
-        let worker = Worker {
-            busy,
-            threads: threads.clone(),
-        };
-        init = init.add_model(worker, mailbox, format!("w{i}"));
+    for worker in &workers {
+        dispatcher.out.connect(Worker::ports().tick, worker);
     }
     let mailbox = Mailbox::new();
     let address = mailbox.address();
     let simu = start(init.add_model(dispatcher, mailbox, "dispatcher"));
-    run_steps(simu, &[address], steps);
-    let seen = threads.lock().expect("not poisoned").clone();
-    assert_eq!(seen.len() as u64, models as u64 * steps, "every tick ran");
-    seen
+    run_steps(simu, Dispatcher::ports().tick, &[address], steps);
+    ticks(&threads, models, steps)
 }
 
-/// Ticks each of `targets` at times 1 to `steps` s, and runs them.
-fn run_steps<M: TickTarget>(mut simu: Simulation, targets: &[Address<M>], steps: u64) {
+/// Sends `port` to each of `targets` at times 1 to `steps` s, and runs
+/// them.
+fn run_steps<M: Model>(
+    mut simu: Simulation,
+    port: InputPort<M, ()>,
+    targets: &[Address<M>],
+    steps: u64,
+) {
     // The spawned worker looks for work once before it first parks: let
     // it park, so that only the rule under test decides who polls.
     thread::sleep(Duration::from_millis(100));
@@ -116,7 +120,7 @@ fn run_steps<M: TickTarget>(mut simu: Simulation, targets: &[Address<M>], steps:
     for step in 1..=steps {
         for address in targets {
             scheduler
-                .schedule(SimTime::from_secs(step), M::tick(), (), address)
+                .schedule(SimTime::from_secs(step), port, (), address)
                 .expect("in the future");
         }
     }
@@ -124,21 +128,12 @@ fn run_steps<M: TickTarget>(mut simu: Simulation, targets: &[Address<M>], steps:
         .expect("the run succeeds");
 }
 
-/// A model with a `tick` input.
-trait TickTarget: Model + Sized {
-    fn tick() -> InputPort<Self, ()>;
-}
-
-impl TickTarget for Worker {
-    fn tick() -> InputPort<Self, ()> {
-        Worker::ports().tick
-    }
-}
-
-impl TickTarget for Dispatcher {
-    fn tick() -> InputPort<Self, ()> {
-        Dispatcher::ports().tick
-    }
+/// The threads the ticks noted in `threads` ran on, once each of `models`
+/// workers ticked at each of `steps` times.
+fn ticks(threads: &Threads, models: usize, steps: u64) -> Vec<ThreadId> {
+    let seen = threads.lock().expect("not poisoned").clone();
+    assert_eq!(seen.len() as u64, models as u64 * steps, "every tick ran");
+    seen
 }
 
 /// The threads other than the calling one that ran a tick.
