@@ -39,6 +39,8 @@ pub(crate) mod worker_context;
 
 #[cfg(all(test, causim_loom))]
 mod loom_tests;
+#[cfg(all(test, not(causim_loom)))]
+mod tests;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};

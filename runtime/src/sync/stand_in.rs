@@ -16,6 +16,14 @@
 //! matters: which wakers stay cached, the queue's power-of-two capacity,
 //! the items a steal holds in flight, and the `Busy` refusal while one is
 //! under way.
+//!
+//! What a lock cannot keep is a weaker ordering: `st3` books the tasks a
+//! steal takes with an acquire-only exchange, so a worker that finds its
+//! queue emptied by a steal learns nothing else the stealer did, while the
+//! lock here publishes everything. The executor's protocol must not lean
+//! on it (the stealer fences before it steals, see `worker::steal`), and
+//! its tests on real threads run under Miri, which runs `st3` itself, with
+//! several seeds (`executor::mt::tests`, `.ci/miri`).
 
 use std::collections::VecDeque;
 use std::task::Waker;

@@ -15,6 +15,7 @@ use super::waker;
 use super::worker_context::WorkerContext;
 use crate::executor::{panic_message, TaskMeta};
 use crate::poll_report;
+use crate::sync::atomic::{fence, Ordering};
 use crate::sync::thread;
 use crate::sync::work_queue::StealError;
 
@@ -93,6 +94,16 @@ fn find_task(worker: &WorkerContext) -> Option<TaskRef> {
 
 /// Steals half of another worker's queue and takes one of its tasks.
 fn steal(worker: &WorkerContext) -> Option<TaskRef> {
+    // Publishes this worker's lease to the victim: `st3` books the stolen
+    // tasks with an acquire-only exchange, so a victim whose queue looks
+    // empty because of it would not otherwise see the lease (a plain
+    // load of the count, as the calling thread makes when it keeps its
+    // lease, could still read 1 and end the step while the stolen task
+    // runs; Miri found it). With this fence, the victim's acquire load of
+    // its queue's heads, reading the booking, sees everything before it.
+    // Free on x86 (a compiler fence), where locked operations order it
+    // anyway.
+    fence(Ordering::Release);
     let victims = worker.shared.victims();
     for _ in 0..STEAL_RETRIES {
         let mut busy = false;
