@@ -374,6 +374,15 @@ impl Shared {
         }
     }
 
+    /// Wakes one parked worker other than worker `worker`, if any, after
+    /// that worker found more work than it takes (see
+    /// [`Sleepers::pop_other`]).
+    pub(crate) fn notify_other(&self, worker: usize) {
+        if let Some(index) = self.sleepers.pop_other(worker) {
+            self.handles[index].unpark();
+        }
+    }
+
     /// Wakes one parked worker if one is seen registered, after a worker
     /// queued work worth a helper on its own queue (see
     /// [`spread`](super::spread)), or spilled it to the injector.

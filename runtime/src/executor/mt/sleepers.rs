@@ -62,6 +62,23 @@ impl Sleepers {
         self.pop_seen()
     }
 
+    /// After a worker queued work for others: takes one registered sleeper
+    /// other than worker `worker` to unpark, if any. A worker takes work
+    /// in its last look before it sleeps, registered already (see
+    /// `worker::park`): it must not take its own wake-up, which would
+    /// leave the others asleep and its next park a spurious one.
+    pub(crate) fn pop_other(&self, worker: usize) -> Option<usize> {
+        fence(Ordering::SeqCst);
+        if self.count.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let mut list = lock(&self.list);
+        let at = list.iter().rposition(|&index| index != worker)?;
+        let index = list.remove(at);
+        self.count.store(list.len(), Ordering::Relaxed);
+        Some(index)
+    }
+
     /// Takes one registered sleeper to unpark if this thread sees one
     /// registered, without the fence that makes [`pop`](Sleepers::pop)
     /// see every registration that came before (a hint only).
@@ -73,5 +90,21 @@ impl Sleepers {
         let index = list.pop();
         self.count.store(list.len(), Ordering::Relaxed);
         index
+    }
+}
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_never_takes_its_own_wake_up() {
+        let sleepers = Sleepers::new();
+        sleepers.register(2);
+        sleepers.register(1);
+        assert_eq!(sleepers.pop_other(1), Some(2), "the other sleeper");
+        assert_eq!(sleepers.pop_other(1), None, "only itself is left");
+        assert_eq!(sleepers.pop(), Some(1), "and still registered");
+        assert_eq!(sleepers.pop_other(0), None);
     }
 }

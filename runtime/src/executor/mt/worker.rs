@@ -73,7 +73,7 @@ fn find_task(worker: &WorkerContext) -> Option<TaskRef> {
         // handed them over may wait on them. A batch makes this once per
         // batch, not once per task.
         if moved > 0 || worker.shared.injected() > 0 {
-            worker.shared.notify_one();
+            worker.shared.notify_other(worker.index);
         }
         return Some(task);
     }
@@ -117,7 +117,7 @@ fn steal(worker: &WorkerContext) -> Option<TaskRef> {
                     // More work came along: let another sleeper help, if
                     // it is worth a wake-up.
                     if worker.shared.spread.worth_waking(moved) {
-                        worker.shared.notify_one();
+                        worker.shared.notify_other(worker.index);
                     }
                     return Some(task);
                 }
