@@ -166,6 +166,47 @@ fn loom_executor_step_waits_for_stolen_tasks() {
     });
 }
 
+/// Injected batches: three idle tasks woken from outside the workers (the
+/// bench, between two steps) wait on the injector; the first worker to
+/// take one moves another into its own queue under the same lock and
+/// gives back that task's unit of the activity count, while the other
+/// worker may take the third. The step must end only once all three ran,
+/// each exactly once, with the count back at zero (a second step then
+/// runs and ends too).
+#[test]
+fn loom_executor_takes_injected_tasks_in_a_batch() {
+    every_interleaving(|| {
+        let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
+        let ran = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
+        let signals = [Signal::new(), Signal::new(), Signal::new()];
+        for (signal, name) in signals.iter().zip(["x", "y", "z"]) {
+            let (signal, ran) = (signal.clone(), ran.clone());
+            executor.spawn(
+                Box::pin(async move {
+                    signal.wait().await;
+                    ran.fetch_add(1, Ordering::Relaxed);
+                }),
+                meta(name),
+            );
+        }
+        assert!(executor.run(None).is_ok());
+        assert_eq!(ran.load(Ordering::Relaxed), 0);
+        // From this thread, outside any worker: each wake injects.
+        for signal in &signals {
+            signal.raise();
+        }
+        assert!(executor.run(None).is_ok());
+        assert_eq!(
+            ran.load(Ordering::Relaxed),
+            3,
+            "an injected task outlived its step"
+        );
+        assert!(executor.stuck().is_empty());
+        assert_eq!(executor.task_count(), 0);
+        assert!(executor.run(None).is_ok(), "the count was left unbalanced");
+    });
+}
+
 /// Uncounted queue entries: a thread outside the executor wakes a task
 /// (which then sits in the injector as a bare pointer) while the executor
 /// is dropped. The teardown must take the task's future exactly once and
