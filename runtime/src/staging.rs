@@ -36,19 +36,16 @@ use std::task::{Context, Poll};
 // The lock and atomics through `sync`, and loom's thread-locals under
 // loom: the hand-over between workers and the settling thread has loom
 // models (`loom_tests.rs`).
-use crate::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex};
 use crate::thread_mark::{is_marked, CheckedSlot, ThreadMark};
 
 mod delivery;
-mod kept;
 #[cfg(all(test, causim_loom))]
 mod loom_tests;
 mod round;
 
 pub(crate) use delivery::Delivery;
-use kept::Keeper;
-pub(crate) use kept::Kept;
 pub(crate) use round::Round;
 
 /// Staged sends, each taken out (`None`) when delivered.
@@ -200,9 +197,6 @@ pub(crate) struct Stage {
     /// its poll has emptied its mailbox, must not miss them. Lowered under
     /// the `shared` lock as the batch goes in, and read under it.
     unrecorded: AtomicUsize,
-    /// The connections this bench's staged sends borrow, kept alive as
-    /// long as the stage (see `kept.rs`).
-    keeper: Keeper,
 }
 
 // SAFETY: `local` is only reached on a thread whose `DRIVING` mark is this
@@ -223,7 +217,6 @@ impl Default for Stage {
             shared: Mutex::new(Lists::default()),
             any: AtomicBool::new(false),
             unrecorded: AtomicUsize::new(0),
-            keeper: Keeper::new(),
         }
     }
 }
@@ -518,32 +511,16 @@ pub(crate) fn stage<F: FnOnce() + Send + 'static>(deliver: F) {
 /// delivery `make` builds of `value` and returns `Ok`; otherwise hands
 /// `value` back, to be sent as in the causal order. One look at the
 /// current sender for both.
-///
-/// The delivery goes through `connection`, which it borrows rather than
-/// owns: the sender's stage keeps the connection alive (registering it
-/// unless `kept_by`, the connection's note of its keeper, says it does
-/// already; see `kept.rs`).
 #[inline]
-pub(crate) fn try_stage_through<T, C, F>(
-    value: T,
-    connection: &Arc<C>,
-    kept_by: &AtomicU64,
-    make: impl FnOnce(Kept<C>, T) -> F,
-) -> Result<(), T>
+pub(crate) fn try_stage<T, F>(value: T, make: impl FnOnce(T) -> F) -> Result<(), T>
 where
-    C: ?Sized + Send + Sync + 'static,
     F: FnOnce() + Send + 'static,
 {
     let sender = CURRENT.with(Cell::get);
     if sender.is_null() {
         return Err(value);
     }
-    // SAFETY: as in `stage_for`: `sender` is the sender of the task this
-    // thread is polling, alive for the poll, and only read (its mutable
-    // parts are `Cell`s).
-    let keeper = &unsafe { &*sender }.stage.keeper;
-    let kept = keeper.borrow(connection, kept_by);
-    stage_for(sender, Delivery::new(make(kept, value)));
+    stage_for(sender, Delivery::new(make(value)));
     Ok(())
 }
 

@@ -171,7 +171,7 @@ impl<T: Send + 'static> Targets<T> {
                 // (A recipient in no bench is not staged: its sends are
                 // dropped and reported by their sender, in any order.)
                 Check::Bound if staging && !target.is_staged() && !target.refuses() => {
-                    *target = Arc::new(StagedTarget::new(target.clone()));
+                    *target = Arc::new(StagedTarget(target.clone()));
                 }
                 Check::Bound => {}
                 // Reported by each send, until added to a bench.

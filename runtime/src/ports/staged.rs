@@ -20,27 +20,9 @@ use super::target::{Check, ReplierTarget, Target};
 use crate::bench::BenchId;
 use crate::mailbox::WaitTicket;
 use crate::name::Name;
-use crate::sync::atomic::AtomicU64;
 
 /// A connection of an output whose sends are staged.
-pub(crate) struct StagedTarget<T> {
-    /// The connection itself.
-    target: Arc<dyn Target<T>>,
-    /// The keeper of the stage that keeps `target` alive for the
-    /// deliveries that borrow it (see `staging/kept.rs`); 0 before the
-    /// first staged send.
-    kept_by: AtomicU64,
-}
-
-impl<T> StagedTarget<T> {
-    /// `target`, staged.
-    pub(crate) fn new(target: Arc<dyn Target<T>>) -> Self {
-        StagedTarget {
-            target,
-            kept_by: AtomicU64::new(0),
-        }
-    }
-}
+pub(crate) struct StagedTarget<T>(pub(crate) Arc<dyn Target<T>>);
 
 impl<T: Send + 'static> Target<T> for StagedTarget<T> {
     fn try_send<'a>(
@@ -51,27 +33,18 @@ impl<T: Send + 'static> Target<T> for StagedTarget<T> {
     ) -> Result<(), T> {
         // Only model tasks of a bench in the deterministic order check a
         // list into staged connections; anything else delivers as before.
-        let staged = crate::staging::try_stage_through(
-            value,
-            &self.target,
-            &self.kept_by,
-            |target, value| {
-                move || {
-                    // SAFETY: the delivery is staged on the stage whose
-                    // keeper made `target`, and runs only when that
-                    // stage's bench delivers its round, holding the stage.
-                    unsafe { target.get() }.send_from_bench(value)
-                }
-            },
-        );
+        let staged = crate::staging::try_stage(value, |value| {
+            let target = Arc::clone(&self.0);
+            move || target.send_from_bench(value)
+        });
         match staged {
             Ok(()) => Ok(()),
-            Err(value) => self.target.try_send(value, cx, ticket),
+            Err(value) => self.0.try_send(value, cx, ticket),
         }
     }
 
     fn send_from_bench(&self, value: T) {
-        self.target.send_from_bench(value);
+        self.0.send_from_bench(value);
     }
 
     fn is_staged(&self) -> bool {
@@ -79,15 +52,15 @@ impl<T: Send + 'static> Target<T> for StagedTarget<T> {
     }
 
     fn describe(&self) -> String {
-        self.target.describe()
+        self.0.describe()
     }
 
     fn check(&self, bench: BenchId) -> Check {
-        self.target.check(bench)
+        self.0.check(bench)
     }
 
     fn link(&self) -> Recipient {
-        self.target.link()
+        self.0.link()
     }
 }
 
