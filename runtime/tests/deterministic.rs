@@ -321,6 +321,58 @@ impl Talker {
     }
 }
 
+/// Sends what it is told, then replaces its output, dropping the
+/// connections its staged sends go through.
+#[model]
+struct Forgetful {
+    out: Output<u32>,
+}
+
+#[model]
+impl Forgetful {
+    #[input]
+    async fn go(&mut self, count: u32) {
+        for i in 0..count {
+            self.out.send(i).await;
+        }
+        self.out = Output::new();
+    }
+}
+
+/// A staged send holds its connection until the round delivers it: a
+/// model that drops its output before the round still has its messages
+/// delivered, through the connections it let go of (Miri checks that
+/// nothing freed is read: a staged send that only pointed at its
+/// connection read it after it was freed); later sends go nowhere.
+#[test]
+fn staged_sends_outlive_the_output_they_went_through() {
+    for threads in [1, 2, 4] {
+        let log = Log::new();
+        let queue = EventQueue::new();
+        let recorder = Mailbox::new();
+        let mut sender = Forgetful { out: Output::new() };
+        sender.out.connect(Recorder::ports().input, &recorder);
+        sender.out.connect_sink(&queue);
+        let sender_box = Mailbox::new();
+        let sender_addr = sender_box.address();
+        let mut simu = ordered(threads)
+            .add_model(sender, sender_box, "sender")
+            .add_model(Recorder::<u32>::new(&log), recorder, "recorder")
+            .init(SimTime::ZERO)
+            .unwrap();
+        let scheduler = simu.scheduler();
+        for time in [1, 2] {
+            scheduler
+                .schedule(t(time), Forgetful::ports().go, 3, &sender_addr)
+                .unwrap();
+        }
+        simu.step().unwrap();
+        simu.step().unwrap();
+        assert_eq!(log.values_of("recorder"), [0, 1, 2], "{threads} threads");
+        assert_eq!(queue.take_all(), [0, 1, 2], "{threads} threads");
+    }
+}
+
 /// Two senders `a` (added first) and `b` send to one recorder at one
 /// time, `b`'s event first: `b` runs first, yet the recorder and a sink
 /// see `a`'s messages first, on every thread count; in the causal order on

@@ -24,8 +24,12 @@
 //!   queue gets its first task (or before it steals) and gives it back when
 //!   it has nothing left to poll; in between, wakes and polls leave the
 //!   count alone. Stealing is safe because the thief takes its lease
-//!   before the steal, and the victim gives its own back only after its
-//!   queue's acquire load has seen the steal (`worker::find_task`).
+//!   before the steal and then issues a release fence, and the victim
+//!   gives its own back (or ends the step on it) only after its queue's
+//!   acquire load has seen the steal (`worker::find_task`,
+//!   `worker::steal`): `st3` books a steal with an acquire-only exchange,
+//!   so without the fence neither the victim's load nor even its
+//!   read-modify-write of the count is bound to see the thief's lease.
 //! - **Sleepers** and the stop/shutdown flags that end the workers' loops.
 //! - **Reports**: the first model panic, and messages sent to mailboxes
 //!   not in the bench, for the calling thread to turn into errors.
