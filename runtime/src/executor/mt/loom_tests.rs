@@ -68,6 +68,24 @@ impl Signal {
     }
 }
 
+/// Spawns task `name`, which waits for `signal`, then counts itself in
+/// `ran`.
+fn spawn_counting_waiter(
+    executor: &mut Executor,
+    signal: &Arc<Signal>,
+    ran: &Arc<crate::sync::atomic::AtomicUsize>,
+    name: &str,
+) {
+    let (signal, ran) = (signal.clone(), ran.clone());
+    executor.spawn(
+        Box::pin(async move {
+            signal.wait().await;
+            ran.fetch_add(1, Ordering::Relaxed);
+        }),
+        meta(name),
+    );
+}
+
 /// A model run with a bound on preemptions, to keep it tractable.
 fn every_interleaving(f: impl Fn() + Sync + Send + 'static) {
     crate::sync::loom_check(2, f);
@@ -136,15 +154,8 @@ fn loom_executor_step_waits_for_stolen_tasks() {
         let mut executor = Executor::new(2, crate::bench::BenchId::new(), 1);
         let ran = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
         let (first, second) = (Signal::new(), Signal::new());
-        for (signal, name) in [(first.clone(), "x"), (second.clone(), "y")] {
-            let ran = ran.clone();
-            executor.spawn(
-                Box::pin(async move {
-                    signal.wait().await;
-                    ran.fetch_add(1, Ordering::Relaxed);
-                }),
-                meta(name),
-            );
+        for (signal, name) in [(&first, "x"), (&second, "y")] {
+            spawn_counting_waiter(&mut executor, signal, &ran, name);
         }
         assert!(executor.run(None).is_ok());
         assert_eq!(ran.load(Ordering::Relaxed), 0);
@@ -180,14 +191,7 @@ fn loom_executor_takes_injected_tasks_in_a_batch() {
         let ran = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
         let signals = [Signal::new(), Signal::new(), Signal::new()];
         for (signal, name) in signals.iter().zip(["x", "y", "z"]) {
-            let (signal, ran) = (signal.clone(), ran.clone());
-            executor.spawn(
-                Box::pin(async move {
-                    signal.wait().await;
-                    ran.fetch_add(1, Ordering::Relaxed);
-                }),
-                meta(name),
-            );
+            spawn_counting_waiter(&mut executor, signal, &ran, name);
         }
         assert!(executor.run(None).is_ok());
         assert_eq!(ran.load(Ordering::Relaxed), 0);
