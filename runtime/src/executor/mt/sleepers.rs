@@ -69,6 +69,19 @@ impl Sleepers {
     /// leave the others asleep and its next park a spurious one.
     pub(crate) fn pop_other(&self, worker: usize) -> Option<usize> {
         fence(Ordering::SeqCst);
+        self.pop_seen_except(worker)
+    }
+
+    /// Takes one registered sleeper to unpark if this thread sees one
+    /// registered, without the fence that makes [`pop`](Sleepers::pop)
+    /// see every registration that came before (a hint only).
+    pub(crate) fn pop_seen(&self) -> Option<usize> {
+        self.pop_seen_except(usize::MAX)
+    }
+
+    /// The latest registered sleeper other than worker `worker`, taken
+    /// from the list if this thread sees one registered.
+    fn pop_seen_except(&self, worker: usize) -> Option<usize> {
         if self.count.load(Ordering::Relaxed) == 0 {
             return None;
         }
@@ -77,19 +90,6 @@ impl Sleepers {
         let index = list.remove(at);
         self.count.store(list.len(), Ordering::Relaxed);
         Some(index)
-    }
-
-    /// Takes one registered sleeper to unpark if this thread sees one
-    /// registered, without the fence that makes [`pop`](Sleepers::pop)
-    /// see every registration that came before (a hint only).
-    pub(crate) fn pop_seen(&self) -> Option<usize> {
-        if self.count.load(Ordering::Relaxed) == 0 {
-            return None;
-        }
-        let mut list = lock(&self.list);
-        let index = list.pop();
-        self.count.store(list.len(), Ordering::Relaxed);
-        index
     }
 }
 
