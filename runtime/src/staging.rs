@@ -197,6 +197,13 @@ pub(crate) struct Stage {
     /// its poll has emptied its mailbox, must not miss them. Lowered under
     /// the `shared` lock as the batch goes in, and read under it.
     unrecorded: AtomicUsize,
+    /// Connections no output holds any more, kept alive for the staged
+    /// sends that may still borrow them (see [`retire`](Stage::retire)),
+    /// each as a delivery that only drops it.
+    retired: Mutex<Vec<Delivery>>,
+    /// True while something is in `retired`; set and cleared under its
+    /// lock, read without it by a sweep that finds it clear.
+    retiring: AtomicBool,
 }
 
 // SAFETY: `local` is only reached on a thread whose `DRIVING` mark is this
@@ -217,6 +224,8 @@ impl Default for Stage {
             shared: Mutex::new(Lists::default()),
             any: AtomicBool::new(false),
             unrecorded: AtomicUsize::new(0),
+            retired: Mutex::new(Vec::new()),
+            retiring: AtomicBool::new(false),
         }
     }
 }
@@ -353,6 +362,66 @@ impl Stage {
         if let Some(local) = self.with_local(std::mem::take) {
             drop(local);
         }
+    }
+
+    /// Keeps `kept` (a delivery that drops a connection) until no staged
+    /// send can borrow that connection any more: called as the last handle
+    /// on a staged connection goes, on any thread (see `ports/staged.rs`).
+    ///
+    /// Every send that borrows it was staged before this call (the
+    /// connection's last handle is gone), so it lies in a poll's own
+    /// buffer (counted by `unrecorded`), in the shared or local lists, or
+    /// in the round being delivered; [`sweep`](Stage::sweep) frees what
+    /// was retired once all of those are empty. The flag `any` makes the
+    /// next settle take the rounds' path, which sweeps.
+    #[cold]
+    pub(crate) fn retire(&self, kept: Delivery) {
+        let mut retired = lock(&self.retired);
+        retired.push(kept);
+        self.retiring.store(true, Ordering::Relaxed);
+        drop(retired);
+        self.any.store(true, Ordering::Release);
+    }
+
+    /// Frees the connections retired so far if no staged send is left
+    /// anywhere: called on the settling thread once its rounds are
+    /// delivered (`take_sorted` found nothing), when no model runs here.
+    /// If a poll on another worker is still collecting sends or has
+    /// handed a batch over since (a model woken from outside, whose poll
+    /// the step did not wait for), they are kept for a later settle.
+    pub(crate) fn sweep(&self) {
+        // A hint (set and cleared under the lock): a retirement it misses
+        // also set `any`, so the next settle sweeps again.
+        if !self.retiring.load(Ordering::Relaxed) {
+            return;
+        }
+        // Taken first, then the lists looked at: a connection retired
+        // after this take waits for the next sweep, whatever it finds.
+        let taken = {
+            let mut retired = lock(&self.retired);
+            self.retiring.store(false, Ordering::Relaxed);
+            std::mem::take(&mut *retired)
+        };
+        let quiet = {
+            let shared = lock(&self.shared);
+            shared.batches.is_empty() && self.unrecorded.load(Ordering::Relaxed) == 0
+        };
+        let quiet = quiet && self.with_local(|local| local.batches.is_empty()) != Some(false);
+        if quiet {
+            // Outside the locks: dropping a connection may drop a user's
+            // values, which may retire more.
+            drop(taken);
+        } else {
+            let mut retired = lock(&self.retired);
+            retired.extend(taken);
+            self.retiring.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// True if a retired connection waits for a sweep (tests).
+    #[cfg(test)]
+    pub(crate) fn has_retired(&self) -> bool {
+        !lock(&self.retired).is_empty()
     }
 }
 
@@ -508,20 +577,48 @@ pub(crate) fn stage<F: FnOnce() + Send + 'static>(deliver: F) {
 }
 
 /// If this thread is polling a model task in the ordered mode, stages the
-/// delivery `make` builds of `value` and returns `Ok`; otherwise hands
-/// `value` back, to be sent as in the causal order. One look at the
-/// current sender for both.
+/// delivery built of `value` and returns `Ok`; otherwise hands `value`
+/// back, to be sent as in the causal order.
+///
+/// The send goes through a connection that `stage` keeps alive once its
+/// last handle goes (see [`Stage::retire`]). If the current sender stages
+/// on `stage`, the delivery `kept` builds may borrow the connection; if it
+/// stages on another stage (an output moved into a model of another
+/// bench), the delivery `owned` builds must own what it uses, as that
+/// stage's sweeps know nothing of this connection.
 #[inline]
-pub(crate) fn try_stage<T, F>(value: T, make: impl FnOnce(T) -> F) -> Result<(), T>
+pub(crate) fn try_stage_kept<T, F, G>(
+    value: T,
+    stage: &Stage,
+    kept: impl FnOnce(T) -> F,
+    owned: impl FnOnce(T) -> G,
+) -> Result<(), T>
 where
     F: FnOnce() + Send + 'static,
+    G: FnOnce() + Send + 'static,
 {
     let sender = CURRENT.with(Cell::get);
     if sender.is_null() {
         return Err(value);
     }
-    stage_for(sender, Delivery::new(make(value)));
+    // SAFETY: as in `stage_for`: a non-null `CURRENT` points to the sender
+    // of the task this thread polls, which outlives the poll.
+    let same = ptr::eq(Arc::as_ptr(unsafe { &(*sender).stage }), stage);
+    let deliver = if same {
+        Delivery::new(kept(value))
+    } else {
+        Delivery::new(owned(value))
+    };
+    stage_for(sender, deliver);
     Ok(())
+}
+
+/// The stage of the model task this thread polls, if it is in the ordered
+/// mode (cold: a connection list's check).
+pub(crate) fn current_stage() -> Option<Arc<Stage>> {
+    let sender = CURRENT.with(Cell::get);
+    // SAFETY: as in `try_stage_kept`.
+    (!sender.is_null()).then(|| Arc::clone(unsafe { &(*sender).stage }))
 }
 
 /// Appends `deliver` to the sends of `sender`, read from `CURRENT` on this
@@ -763,6 +860,83 @@ mod tests {
         assert_eq!(stage.senders(), [(1, 1)]);
         stage.clear();
         assert!(log.lock().unwrap().is_empty(), "dropped, not delivered");
+    }
+
+    /// Counts its drops.
+    struct Freed(Arc<AtomicUsize>);
+
+    impl Drop for Freed {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Sweeps `stage` as the settling thread does after its rounds.
+    fn sweep_settled(stage: &Stage) {
+        let _settling = stage.drive();
+        stage.sweep();
+    }
+
+    #[test]
+    fn a_retired_connection_is_kept_until_no_staged_send_is_left() {
+        let stage = Arc::new(Stage::default());
+        let log = Log::default();
+        let freed = Arc::new(AtomicUsize::new(0));
+        let (staged_tx, staged_rx) = std::sync::mpsc::channel::<()>();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let (stage_in, log_in, freed_in) = (stage.clone(), log.clone(), freed.clone());
+        // On another worker: stages a send, retires what it went through,
+        // and waits before its poll ends (a model woken from outside,
+        // whose poll a step does not wait for).
+        let task = std::future::poll_fn(move |_| {
+            let log = log_in.clone();
+            super::stage(move || log.lock().unwrap().push((1, 0)));
+            let kept = Freed(freed_in.clone());
+            stage_in.retire(Delivery::new(move || drop(kept)));
+            staged_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            Poll::<()>::Pending
+        });
+        let mut task = Keyed::new(task, 1, stage.clone());
+        std::thread::scope(|s| {
+            s.spawn(|| poll_once(&mut task));
+            staged_rx.recv().unwrap();
+            assert!(stage.has_staged(), "a retirement makes the settle sweep");
+            sweep_settled(&stage);
+            let freed_in_flight = freed.load(Ordering::SeqCst);
+            go_tx.send(()).unwrap();
+            assert_eq!(freed_in_flight, 0, "its poll still collects");
+        });
+        sweep_settled(&stage);
+        assert_eq!(freed.load(Ordering::SeqCst), 0, "its batch is staged");
+        assert_eq!(next_round(&stage, &log).as_deref(), Some(&[(1, 0)][..]));
+        sweep_settled(&stage);
+        assert_eq!(freed.load(Ordering::SeqCst), 1, "delivered: freed");
+        assert!(!stage.has_retired());
+        // On the settling thread: kept while its local batch waits.
+        let freed_local = freed.clone();
+        let (stage_in, log_in) = (stage.clone(), log.clone());
+        let mut local = Keyed::new(
+            std::future::poll_fn(move |_| {
+                let log = log_in.clone();
+                super::stage(move || log.lock().unwrap().push((2, 0)));
+                let kept = Freed(freed_local.clone());
+                stage_in.retire(Delivery::new(move || drop(kept)));
+                Poll::<()>::Pending
+            }),
+            2,
+            stage.clone(),
+        );
+        {
+            let _settling = stage.drive();
+            poll_once(&mut local);
+            stage.sweep();
+        }
+        assert_eq!(freed.load(Ordering::SeqCst), 1, "its local batch is staged");
+        assert_eq!(next_round(&stage, &log).as_deref(), Some(&[(2, 0)][..]));
+        sweep_settled(&stage);
+        assert_eq!(freed.load(Ordering::SeqCst), 2);
+        assert!(!stage.has_retired());
     }
 
     #[test]

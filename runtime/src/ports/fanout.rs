@@ -164,14 +164,16 @@ impl<T: Send + 'static> Targets<T> {
             return;
         };
         // A model of a bench in the deterministic order stages its sends.
-        let staging = crate::staging::active();
+        let staging = crate::staging::current_stage();
         let mut settled = true;
         for target in all.iter_mut() {
             match target.check(bench) {
                 // (A recipient in no bench is not staged: its sends are
                 // dropped and reported by their sender, in any order.)
-                Check::Bound if staging && !target.is_staged() && !target.refuses() => {
-                    *target = Arc::new(StagedTarget(target.clone()));
+                Check::Bound if !target.is_staged() && !target.refuses() => {
+                    if let Some(stage) = &staging {
+                        *target = Arc::new(StagedTarget::new(target.clone(), stage.clone()));
+                    }
                 }
                 Check::Bound => {}
                 // Reported by each send, until added to a bench.

@@ -12,6 +12,7 @@
 //! existed, not even a test of a flag (the callgrind counts are in
 //! `docs/benchmarks.md`, "Deterministic message order").
 
+use std::ptr::NonNull;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -20,9 +21,68 @@ use super::target::{Check, ReplierTarget, Target};
 use crate::bench::BenchId;
 use crate::mailbox::WaitTicket;
 use crate::name::Name;
+use crate::staging::{Delivery, Stage};
 
 /// A connection of an output whose sends are staged.
-pub(crate) struct StagedTarget<T>(pub(crate) Arc<dyn Target<T>>);
+///
+/// A staged send borrows the connection rather than take a counted handle
+/// on it: the handle's increment and decrement were two locked
+/// read-modify-writes per message (figures in `docs/benchmarks.md`,
+/// "Deterministic message order"). The borrow outlives the send, so the
+/// connection must outlive every staged send through it, even when the
+/// model drops its output (`self.out = Output::new()`) while they wait
+/// for the round: when the last handle on this connection goes, the
+/// stage it stages on keeps the connection until no staged send is left
+/// ([`Stage::retire`]).
+pub(crate) struct StagedTarget<T: 'static> {
+    /// The connection itself.
+    target: Arc<dyn Target<T>>,
+    /// The stage of the bench whose models send through it, which keeps
+    /// `target` for them when this goes.
+    stage: Arc<Stage>,
+}
+
+impl<T: Send + 'static> StagedTarget<T> {
+    /// `target`, staged on `stage`.
+    pub(crate) fn new(target: Arc<dyn Target<T>>, stage: Arc<Stage>) -> Self {
+        StagedTarget { target, stage }
+    }
+}
+
+impl<T: 'static> Drop for StagedTarget<T> {
+    fn drop(&mut self) {
+        // Staged sends may still borrow the connection: the stage keeps a
+        // handle until none can (this one goes with `self`).
+        let target = Arc::clone(&self.target);
+        self.stage.retire(Delivery::new(move || drop(target)));
+    }
+}
+
+/// A staged send's borrow of its connection: a pointer, sent to the thread
+/// that delivers the round.
+struct Borrowed<T: 'static>(NonNull<dyn Target<T>>);
+
+// SAFETY: it stands for a `&dyn Target<T>`, and `Target` is `Sync`: the
+// connection may be used from the thread delivering the round.
+unsafe impl<T: 'static> Send for Borrowed<T> {}
+
+impl<T: 'static> Borrowed<T> {
+    /// The connection `target` points to.
+    fn of(target: &Arc<dyn Target<T>>) -> Self {
+        Borrowed(NonNull::from(&**target))
+    }
+
+    /// The connection.
+    ///
+    /// # Safety
+    ///
+    /// The connection is alive: the delivery holding this borrow runs in
+    /// a round of the stage that keeps it (see [`Stage::retire`]).
+    unsafe fn get(&self) -> &dyn Target<T> {
+        // SAFETY: by this function's contract.
+        unsafe { self.0.as_ref() }
+    }
+}
 
 impl<T: Send + 'static> Target<T> for StagedTarget<T> {
     fn try_send<'a>(
@@ -33,18 +93,32 @@ impl<T: Send + 'static> Target<T> for StagedTarget<T> {
     ) -> Result<(), T> {
         // Only model tasks of a bench in the deterministic order check a
         // list into staged connections; anything else delivers as before.
-        let staged = crate::staging::try_stage(value, |value| {
-            let target = Arc::clone(&self.0);
-            move || target.send_from_bench(value)
-        });
+        let staged = crate::staging::try_stage_kept(
+            value,
+            &self.stage,
+            |value| {
+                let target = Borrowed::of(&self.target);
+                move || {
+                    // SAFETY: staged on `self.stage` (checked by
+                    // `try_stage_kept`), which delivers it in one of its
+                    // rounds and keeps the connection until then once
+                    // `self` goes (see `Stage::retire`).
+                    unsafe { target.get() }.send_from_bench(value)
+                }
+            },
+            |value| {
+                let target = Arc::clone(&self.target);
+                move || target.send_from_bench(value)
+            },
+        );
         match staged {
             Ok(()) => Ok(()),
-            Err(value) => self.0.try_send(value, cx, ticket),
+            Err(value) => self.target.try_send(value, cx, ticket),
         }
     }
 
     fn send_from_bench(&self, value: T) {
-        self.0.send_from_bench(value);
+        self.target.send_from_bench(value);
     }
 
     fn is_staged(&self) -> bool {
@@ -52,15 +126,15 @@ impl<T: Send + 'static> Target<T> for StagedTarget<T> {
     }
 
     fn describe(&self) -> String {
-        self.0.describe()
+        self.target.describe()
     }
 
     fn check(&self, bench: BenchId) -> Check {
-        self.0.check(bench)
+        self.target.check(bench)
     }
 
     fn link(&self) -> Recipient {
-        self.0.link()
+        self.target.link()
     }
 }
 

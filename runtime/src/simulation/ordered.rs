@@ -128,6 +128,9 @@ impl Simulation {
                 return Err(self.run_failed_with(error, busy));
             }
         }
+        // Nothing is staged: the connections whose outputs went meanwhile
+        // can go too, unless a model woken from outside still stages.
+        rounds.stage.sweep();
         Ok(())
     }
 

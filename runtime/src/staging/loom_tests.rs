@@ -2,14 +2,16 @@
 //! over while the settling thread takes rounds and a save counts what is
 //! staged. Nothing handed over is lost or delivered twice, a round keeps
 //! the senders' order, and a save that finds a model idle after a send
-//! counts that send exactly once.
+//! counts that send exactly once; a connection retired by a poll on
+//! another worker is freed only after the sends that borrow it are
+//! delivered.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use super::{stage, Keyed, Round, Stage};
+use super::{stage, Delivery, Keyed, Round, Stage};
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::loom_check;
 use crate::sync::Mutex;
@@ -123,5 +125,77 @@ fn loom_stage_batches_from_two_workers_and_the_settling_thread_keep_the_key_orde
         second.join().unwrap();
         assert!(take_a_round(&stage));
         assert_eq!(delivered(&log), [1, 2, 3], "by origin, whoever ran where");
+    });
+}
+
+/// A connection's life: false once freed.
+struct Connection(Arc<AtomicBool>);
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// Sweeps the stage on this thread, as the settling thread does once its
+/// rounds are delivered.
+fn sweep(stage: &Stage) {
+    let _settling = stage.drive();
+    stage.sweep();
+}
+
+#[test]
+fn loom_stage_a_retired_connection_outlives_the_sends_through_it() {
+    loom_check(3, || {
+        let stage_of = Arc::new(Stage::default());
+        let alive = Arc::new(AtomicBool::new(true));
+        let delivered = Arc::new(AtomicBool::new(false));
+        let (stage_in, alive_in, delivered_in) =
+            (stage_of.clone(), alive.clone(), delivered.clone());
+        // A model woken from outside: on another worker, it sends through
+        // its connection, then lets its output go (the last handle).
+        let worker = thread::spawn(move || {
+            let stage_of = stage_in.clone();
+            let task = std::future::poll_fn(move |_| {
+                let (alive, delivered) = (alive_in.clone(), delivered_in.clone());
+                stage(move || {
+                    assert!(
+                        alive.load(Ordering::Acquire),
+                        "delivered through a freed connection"
+                    );
+                    delivered.store(true, Ordering::Relaxed);
+                });
+                let connection = Connection(alive_in.clone());
+                stage_in.retire(Delivery::new(move || drop(connection)));
+                Poll::<()>::Pending
+            });
+            let mut keyed = Keyed::new(task, 1, stage_of);
+            let mut cx = Context::from_waker(Waker::noop());
+            assert!(Pin::new(&mut keyed).poll(&mut cx).is_pending());
+        });
+        // The settling thread ends a step meanwhile: a sweep, a round if
+        // the batch is there already, a sweep.
+        sweep(&stage_of);
+        take_a_round(&stage_of);
+        sweep(&stage_of);
+        worker.join().unwrap();
+        take_a_round(&stage_of);
+        sweep(&stage_of);
+        assert!(
+            delivered.load(Ordering::Relaxed),
+            "delivered once handed over"
+        );
+        if alive.load(Ordering::Acquire) {
+            eprintln!(
+                "retired {} retiring {} unrecorded {} shared {} any {}",
+                stage_of.has_retired(),
+                stage_of.retiring.load(Ordering::Relaxed),
+                stage_of.unrecorded.load(Ordering::Relaxed),
+                crate::sync::lock(&stage_of.shared).batches.len(),
+                stage_of.any.load(Ordering::Relaxed)
+            );
+        }
+        assert!(!alive.load(Ordering::Acquire), "freed once delivered");
+        assert!(!stage_of.has_retired());
     });
 }
