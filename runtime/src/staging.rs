@@ -28,6 +28,7 @@
 
 use std::cell::{Cell, UnsafeCell};
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::ptr;
 use std::sync::Arc;
@@ -201,9 +202,6 @@ pub(crate) struct Stage {
     /// sends that may still borrow them (see [`retire`](Stage::retire)),
     /// each as a delivery that only drops it.
     retired: Mutex<Vec<Delivery>>,
-    /// True while something is in `retired`; set and cleared under its
-    /// lock, read without it by a sweep that finds it clear.
-    retiring: AtomicBool,
 }
 
 // SAFETY: `local` is only reached on a thread whose `DRIVING` mark is this
@@ -225,7 +223,6 @@ impl Default for Stage {
             any: AtomicBool::new(false),
             unrecorded: AtomicUsize::new(0),
             retired: Mutex::new(Vec::new()),
-            retiring: AtomicBool::new(false),
         }
     }
 }
@@ -364,57 +361,54 @@ impl Stage {
         }
     }
 
-    /// Keeps `kept` (a delivery that drops a connection) until no staged
-    /// send can borrow that connection any more: called as the last handle
-    /// on a staged connection goes, on any thread (see `ports/staged.rs`).
+    /// Keeps `connection` (a delivery that only drops a connection when
+    /// it is dropped, never run) until no staged send can borrow that
+    /// connection any more: called as the last handle on a staged
+    /// connection goes, on any thread (see `ports/staged.rs`).
     ///
     /// Every send that borrows it was staged before this call (the
     /// connection's last handle is gone), so it lies in a poll's own
     /// buffer (counted by `unrecorded`), in the shared or local lists, or
     /// in the round being delivered; [`sweep`](Stage::sweep) frees what
-    /// was retired once all of those are empty. The flag `any` makes the
-    /// next settle take the rounds' path, which sweeps.
+    /// was retired once all of those are empty. The flag `any`, set after
+    /// the push, makes the next settle take the rounds' path, which
+    /// sweeps.
     #[cold]
-    pub(crate) fn retire(&self, kept: Delivery) {
-        let mut retired = lock(&self.retired);
-        retired.push(kept);
-        self.retiring.store(true, Ordering::Relaxed);
-        drop(retired);
+    pub(crate) fn retire(&self, connection: Delivery) {
+        lock(&self.retired).push(connection);
         self.any.store(true, Ordering::Release);
     }
 
     /// Frees the connections retired so far if no staged send is left
     /// anywhere: called on the settling thread once its rounds are
-    /// delivered (`take_sorted` found nothing), when no model runs here.
-    /// If a poll on another worker is still collecting sends or has
+    /// delivered (`take_sorted` found nothing), when no model runs here
+    /// (once per settle that staged something, so the lock is taken
+    /// without a look at a flag first).
+    ///
+    /// If a poll on another worker is still collecting sends, or has
     /// handed a batch over since (a model woken from outside, whose poll
-    /// the step did not wait for), they are kept for a later settle.
+    /// the step did not wait for), every retired connection is kept for a
+    /// later settle.
     pub(crate) fn sweep(&self) {
-        // A hint (set and cleared under the lock): a retirement it misses
-        // also set `any`, so the next settle sweeps again.
-        if !self.retiring.load(Ordering::Relaxed) {
-            return;
-        }
+        debug_assert!(self.is_local(), "swept off the settling thread");
         // Taken first, then the lists looked at: a connection retired
         // after this take waits for the next sweep, whatever it finds.
-        let taken = {
-            let mut retired = lock(&self.retired);
-            self.retiring.store(false, Ordering::Relaxed);
-            std::mem::take(&mut *retired)
-        };
+        let taken = std::mem::take(&mut *lock(&self.retired));
+        if taken.is_empty() {
+            return;
+        }
         let quiet = {
             let shared = lock(&self.shared);
             shared.batches.is_empty() && self.unrecorded.load(Ordering::Relaxed) == 0
         };
-        let quiet = quiet && self.with_local(|local| local.batches.is_empty()) != Some(false);
+        let quiet = quiet && self.with_local(|local| local.batches.is_empty()) == Some(true);
         if quiet {
             // Outside the locks: dropping a connection may drop a user's
-            // values, which may retire more.
-            drop(taken);
+            // values, which may retire more; a destructor that panics
+            // there is ignored, as in a round's clearing.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(taken)));
         } else {
-            let mut retired = lock(&self.retired);
-            retired.extend(taken);
-            self.retiring.store(true, Ordering::Relaxed);
+            lock(&self.retired).extend(taken);
         }
     }
 
@@ -582,15 +576,15 @@ pub(crate) fn stage<F: FnOnce() + Send + 'static>(deliver: F) {
 ///
 /// The send goes through a connection that `stage` keeps alive once its
 /// last handle goes (see [`Stage::retire`]). If the current sender stages
-/// on `stage`, the delivery `kept` builds may borrow the connection; if it
-/// stages on another stage (an output moved into a model of another
+/// on `stage`, the delivery `borrowed` builds may borrow the connection;
+/// if it stages on another stage (an output moved into a model of another
 /// bench), the delivery `owned` builds must own what it uses, as that
 /// stage's sweeps know nothing of this connection.
 #[inline]
-pub(crate) fn try_stage_kept<T, F, G>(
+pub(crate) fn try_stage_through<T, F, G>(
     value: T,
-    stage: &Stage,
-    kept: impl FnOnce(T) -> F,
+    stage: *const Stage,
+    borrowed: impl FnOnce(T) -> F,
     owned: impl FnOnce(T) -> G,
 ) -> Result<(), T>
 where
@@ -605,7 +599,7 @@ where
     // of the task this thread polls, which outlives the poll.
     let same = ptr::eq(Arc::as_ptr(unsafe { &(*sender).stage }), stage);
     let deliver = if same {
-        Delivery::new(kept(value))
+        Delivery::new(borrowed(value))
     } else {
         Delivery::new(owned(value))
     };
@@ -617,7 +611,7 @@ where
 /// mode (cold: a connection list's check).
 pub(crate) fn current_stage() -> Option<Arc<Stage>> {
     let sender = CURRENT.with(Cell::get);
-    // SAFETY: as in `try_stage_kept`.
+    // SAFETY: as in `try_stage_through`.
     (!sender.is_null()).then(|| Arc::clone(unsafe { &(*sender).stage }))
 }
 
@@ -901,10 +895,11 @@ mod tests {
         std::thread::scope(|s| {
             s.spawn(|| poll_once(&mut task));
             staged_rx.recv().unwrap();
-            assert!(stage.has_staged(), "a retirement makes the settle sweep");
+            let flagged = stage.has_staged();
             sweep_settled(&stage);
             let freed_in_flight = freed.load(Ordering::SeqCst);
             go_tx.send(()).unwrap();
+            assert!(flagged, "a retirement makes the settle sweep");
             assert_eq!(freed_in_flight, 0, "its poll still collects");
         });
         sweep_settled(&stage);

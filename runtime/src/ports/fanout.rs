@@ -172,7 +172,7 @@ impl<T: Send + 'static> Targets<T> {
                 // dropped and reported by their sender, in any order.)
                 Check::Bound if !target.is_staged() && !target.refuses() => {
                     if let Some(stage) = &staging {
-                        *target = Arc::new(StagedTarget::new(target.clone(), stage.clone()));
+                        *target = Arc::new(StagedTarget::new(target.clone(), stage));
                     }
                 }
                 Check::Bound => {}

@@ -13,7 +13,7 @@
 //! `docs/benchmarks.md`, "Deterministic message order").
 
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
 use super::link::Recipient;
@@ -38,23 +38,34 @@ pub(crate) struct StagedTarget<T: 'static> {
     /// The connection itself.
     target: Arc<dyn Target<T>>,
     /// The stage of the bench whose models send through it, which keeps
-    /// `target` for them when this goes.
-    stage: Arc<Stage>,
+    /// `target` for them when this goes. Not a strong handle: an output
+    /// that outlives its bench (moved elsewhere) must not keep the stage,
+    /// and every connection retired into it, alive; once the stage is
+    /// gone, no delivery that borrows `target` is left (they all live in
+    /// the stage's lists or in its senders' buffers, and each sender holds
+    /// the stage).
+    stage: Weak<Stage>,
 }
 
 impl<T: Send + 'static> StagedTarget<T> {
     /// `target`, staged on `stage`.
-    pub(crate) fn new(target: Arc<dyn Target<T>>, stage: Arc<Stage>) -> Self {
-        StagedTarget { target, stage }
+    pub(crate) fn new(target: Arc<dyn Target<T>>, stage: &Arc<Stage>) -> Self {
+        StagedTarget {
+            target,
+            stage: Arc::downgrade(stage),
+        }
     }
 }
 
 impl<T: 'static> Drop for StagedTarget<T> {
     fn drop(&mut self) {
-        // Staged sends may still borrow the connection: the stage keeps a
-        // handle until none can (this one goes with `self`).
-        let target = Arc::clone(&self.target);
-        self.stage.retire(Delivery::new(move || drop(target)));
+        // Staged sends may still borrow the connection: the stage, if
+        // still there, keeps a handle until none can (this one goes with
+        // `self`). A delivery used only to own it: dropped, never run.
+        if let Some(stage) = self.stage.upgrade() {
+            let target = Arc::clone(&self.target);
+            stage.retire(Delivery::new(move || drop(target)));
+        }
     }
 }
 
@@ -93,14 +104,14 @@ impl<T: Send + 'static> Target<T> for StagedTarget<T> {
     ) -> Result<(), T> {
         // Only model tasks of a bench in the deterministic order check a
         // list into staged connections; anything else delivers as before.
-        let staged = crate::staging::try_stage_kept(
+        let staged = crate::staging::try_stage_through(
             value,
-            &self.stage,
+            self.stage.as_ptr(),
             |value| {
                 let target = Borrowed::of(&self.target);
                 move || {
                     // SAFETY: staged on `self.stage` (checked by
-                    // `try_stage_kept`), which delivers it in one of its
+                    // `try_stage_through`), which delivers it in one of its
                     // rounds and keeps the connection until then once
                     // `self` goes (see `Stage::retire`).
                     unsafe { target.get() }.send_from_bench(value)
@@ -182,5 +193,102 @@ impl<T: Send + 'static, R: Send + 'static> ReplierTarget<T, R> for StagedReplier
 
     fn link(&self) -> Recipient {
         self.0.link()
+    }
+}
+
+#[cfg(all(test, not(causim_loom)))]
+mod tests {
+    use super::*;
+    use crate::ports::sink::{CallbackSink, Sink};
+    use crate::staging::{Keyed, Round};
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Waker;
+
+    /// Counts its drops.
+    struct DropCount(Arc<AtomicUsize>);
+
+    impl Drop for DropCount {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Polls, once, a model task of origin 1 staging on `stage` that sends
+    /// `value` through `connection` and then lets it go.
+    fn send_once_and_let_go(stage: &Arc<Stage>, connection: StagedTarget<u32>, value: u32) {
+        let mut connection = Some(connection);
+        let task = std::future::poll_fn(move |cx| {
+            let connection = connection.take().expect("polled once");
+            assert!(connection.try_send(value, cx, None).is_ok(), "staged");
+            Poll::<()>::Pending
+        });
+        let mut keyed = Keyed::new(task, 1, stage.clone());
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(Pin::new(&mut keyed).poll(&mut cx).is_pending());
+    }
+
+    /// Delivers `stage`'s round, then sweeps it, as its settle does.
+    fn settle(stage: &Stage) {
+        let _settling = stage.drive();
+        let mut round = Round::default();
+        while stage.take_sorted(&mut round) {
+            round.deliver(&mut 0);
+            round.clear();
+        }
+        stage.sweep();
+    }
+
+    /// A connection whose only handle is the returned staged one, to a
+    /// sink that adds what it gets to `sum`; its function's drop counts
+    /// in `drops`.
+    fn connection(
+        stage: &Arc<Stage>,
+        sum: &Arc<AtomicUsize>,
+        drops: &Arc<AtomicUsize>,
+    ) -> StagedTarget<u32> {
+        let (sum, dropped) = (sum.clone(), DropCount(drops.clone()));
+        let sink = CallbackSink::new(move |value: u32| {
+            let _keep = &dropped;
+            sum.fetch_add(value as usize, Ordering::SeqCst);
+        });
+        StagedTarget::new(sink.target(), stage)
+    }
+
+    #[test]
+    fn a_connection_let_go_of_stays_until_its_stage_delivers_and_sweeps() {
+        let stage = Arc::new(Stage::default());
+        let (sum, drops) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        send_once_and_let_go(&stage, connection(&stage, &sum, &drops), 7);
+        assert_eq!(drops.load(Ordering::SeqCst), 0, "kept by the stage");
+        settle(&stage);
+        assert_eq!(sum.load(Ordering::SeqCst), 7, "delivered");
+        assert_eq!(drops.load(Ordering::SeqCst), 1, "then freed");
+    }
+
+    #[test]
+    fn a_send_staged_on_another_stage_owns_its_connection() {
+        // The connection was checked for `first`'s bench; a model of
+        // `second`'s sends through it (an output moved between benches).
+        let (first, second) = (Arc::new(Stage::default()), Arc::new(Stage::default()));
+        let (sum, drops) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        send_once_and_let_go(&second, connection(&first, &sum, &drops), 5);
+        // `first` knows nothing of the send and frees what it was given.
+        settle(&first);
+        assert_eq!(drops.load(Ordering::SeqCst), 0, "the staged send holds it");
+        settle(&second);
+        assert_eq!(sum.load(Ordering::SeqCst), 5, "delivered");
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_connection_outliving_its_stage_is_freed_at_once() {
+        let stage = Arc::new(Stage::default());
+        let (sum, drops) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let connection = connection(&stage, &sum, &drops);
+        drop(stage);
+        drop(connection);
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
     }
 }

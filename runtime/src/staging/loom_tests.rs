@@ -185,16 +185,6 @@ fn loom_stage_a_retired_connection_outlives_the_sends_through_it() {
             delivered.load(Ordering::Relaxed),
             "delivered once handed over"
         );
-        if alive.load(Ordering::Acquire) {
-            eprintln!(
-                "retired {} retiring {} unrecorded {} shared {} any {}",
-                stage_of.has_retired(),
-                stage_of.retiring.load(Ordering::Relaxed),
-                stage_of.unrecorded.load(Ordering::Relaxed),
-                crate::sync::lock(&stage_of.shared).batches.len(),
-                stage_of.any.load(Ordering::Relaxed)
-            );
-        }
         assert!(!alive.load(Ordering::Acquire), "freed once delivered");
         assert!(!stage_of.has_retired());
     });
