@@ -42,6 +42,8 @@ use crate::sync::{lock, Mutex};
 use crate::thread_mark::{is_marked, CheckedSlot, ThreadMark};
 
 mod delivery;
+#[cfg(test)]
+pub(crate) mod drop_count;
 #[cfg(all(test, causim_loom))]
 mod loom_tests;
 mod round;
@@ -698,6 +700,7 @@ impl Drop for CurrentGuard {
 
 #[cfg(all(test, not(causim_loom)))]
 mod tests {
+    use super::drop_count::DropCount;
     use super::*;
     use std::sync::Mutex;
     use std::task::Waker;
@@ -856,13 +859,14 @@ mod tests {
         assert!(log.lock().unwrap().is_empty(), "dropped, not delivered");
     }
 
-    /// Counts its drops.
-    struct Freed(Arc<AtomicUsize>);
-
-    impl Drop for Freed {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
+    /// In a keyed poll: stages a send of `origin`, logged when delivered,
+    /// then retires what it went through (a value counted in `freed` when
+    /// dropped).
+    fn stage_and_retire(stage: &Stage, log: &Log, origin: u32, freed: &Arc<AtomicUsize>) {
+        let log = log.clone();
+        super::stage(move || log.lock().unwrap().push((origin, 0)));
+        let kept = DropCount(freed.clone());
+        stage.retire(Delivery::new(move || drop(kept)));
     }
 
     /// Sweeps `stage` as the settling thread does after its rounds.
@@ -883,10 +887,7 @@ mod tests {
         // and waits before its poll ends (a model woken from outside,
         // whose poll a step does not wait for).
         let task = std::future::poll_fn(move |_| {
-            let log = log_in.clone();
-            super::stage(move || log.lock().unwrap().push((1, 0)));
-            let kept = Freed(freed_in.clone());
-            stage_in.retire(Delivery::new(move || drop(kept)));
+            stage_and_retire(&stage_in, &log_in, 1, &freed_in);
             staged_tx.send(()).unwrap();
             go_rx.recv().unwrap();
             Poll::<()>::Pending
@@ -909,14 +910,10 @@ mod tests {
         assert_eq!(freed.load(Ordering::SeqCst), 1, "delivered: freed");
         assert!(!stage.has_retired());
         // On the settling thread: kept while its local batch waits.
-        let freed_local = freed.clone();
-        let (stage_in, log_in) = (stage.clone(), log.clone());
+        let (stage_in, log_in, freed_in) = (stage.clone(), log.clone(), freed.clone());
         let mut local = Keyed::new(
             std::future::poll_fn(move |_| {
-                let log = log_in.clone();
-                super::stage(move || log.lock().unwrap().push((2, 0)));
-                let kept = Freed(freed_local.clone());
-                stage_in.retire(Delivery::new(move || drop(kept)));
+                stage_and_retire(&stage_in, &log_in, 2, &freed_in);
                 Poll::<()>::Pending
             }),
             2,

@@ -200,20 +200,12 @@ impl<T: Send + 'static, R: Send + 'static> ReplierTarget<T, R> for StagedReplier
 mod tests {
     use super::*;
     use crate::ports::sink::{CallbackSink, Sink};
+    use crate::staging::drop_count::DropCount;
     use crate::staging::{Keyed, Round};
     use std::future::Future;
     use std::pin::Pin;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::task::Waker;
-
-    /// Counts its drops.
-    struct DropCount(Arc<AtomicUsize>);
-
-    impl Drop for DropCount {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
 
     /// Polls, once, a model task of origin 1 staging on `stage` that sends
     /// `value` through `connection` and then lets it go.

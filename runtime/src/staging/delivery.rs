@@ -116,18 +116,10 @@ impl Drop for Delivery {
 
 #[cfg(test)]
 mod tests {
+    use super::super::drop_count::DropCount;
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
-
-    /// Counts its drops.
-    struct Counted(Arc<AtomicUsize>);
-
-    impl Drop for Counted {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
 
     /// Whether `f`'s type is stored in place.
     fn fits_of<F>(_: &F) -> bool {
@@ -141,7 +133,7 @@ mod tests {
         drops: &Arc<AtomicUsize>,
         padding: [u64; N],
     ) -> impl FnOnce() + Send + 'static {
-        let counted = Counted(drops.clone());
+        let counted = DropCount(drops.clone());
         let runs = runs.clone();
         move || {
             let _keep = (&counted, padding);
@@ -176,7 +168,7 @@ mod tests {
     #[test]
     fn a_panicking_delivery_drops_its_closure_once() {
         let drops = Arc::new(AtomicUsize::new(0));
-        let counted = Counted(drops.clone());
+        let counted = DropCount(drops.clone());
         let delivery = Delivery::new(move || {
             let _keep = &counted;
             panic!("boom");
@@ -214,7 +206,7 @@ mod tests {
     #[test]
     fn a_panicking_boxed_delivery_drops_its_closure_once() {
         let drops = Arc::new(AtomicUsize::new(0));
-        let counted = Counted(drops.clone());
+        let counted = DropCount(drops.clone());
         let padding = [3u64; 8];
         let delivery = Delivery::new(move || {
             let _keep = (&counted, padding);

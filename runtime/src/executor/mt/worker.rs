@@ -52,8 +52,9 @@ pub(crate) fn next_task(worker: &WorkerContext) -> Option<TaskRef> {
 /// to its queue with it give theirs back; a worker without a lease takes
 /// one *before* stealing (and fences, see [`steal`]), so that the victim,
 /// which gives its lease back only after seeing its queue empty, cannot
-/// bring the count to zero while the stolen tasks are in flight. A failed steal gives back a lease taken
-/// for it, so a worker comes out as busy as it went in.
+/// bring the count to zero while the stolen tasks are in flight. A failed
+/// steal gives back a lease taken for it, so a worker comes out as busy as
+/// it went in.
 fn find_task(worker: &WorkerContext) -> Option<TaskRef> {
     if let Some(task) = worker.take_next() {
         return Some(task);
@@ -100,8 +101,9 @@ fn steal(worker: &WorkerContext) -> Option<TaskRef> {
     // load of the count, as the calling thread makes when it keeps its
     // lease, could still read 1 and end the step while the stolen task
     // runs, which Miri found; even the victim's read-modify-write giving
-    // its lease back could come before the lease in the count's order). With this fence, the victim's acquire load of
-    // its queue's heads, reading the booking, sees everything before it.
+    // its lease back could come before the lease in the count's order).
+    // With this fence, the victim's acquire load of its queue's heads,
+    // reading the booking, sees everything before it.
     // Free on x86 (a compiler fence), where locked operations order it
     // anyway.
     fence(Ordering::Release);
