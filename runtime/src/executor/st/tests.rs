@@ -282,6 +282,24 @@ fn bound_channels(count: u32) -> Vec<Arc<Channel<u32>>> {
         .collect()
 }
 
+/// The task of consumer `index` of [`consumers`]: an `async fn`, whose
+/// declared `()` output its endless loop coerces to (an `async` block
+/// ending in the loop would be a `!` future, which newer compilers do not
+/// coerce to a model task's).
+async fn consume<T>(
+    index: usize,
+    notes: Notes<T>,
+    mailbox: Arc<Channel<u32>>,
+    note: fn(usize, Option<u32>) -> Option<T>,
+) {
+    notes.lock().unwrap().extend(note(index, None));
+    loop {
+        // SAFETY: this task is the channel's only consumer.
+        let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
+        notes.lock().unwrap().extend(note(index, Some(value)));
+    }
+}
+
 /// What the tasks of [`consumers`] noted, in order.
 type Notes<T> = Arc<std::sync::Mutex<Vec<T>>>;
 
@@ -297,15 +315,7 @@ fn consumers<T: Send + 'static>(
         .iter()
         .enumerate()
         .map(|(index, channel)| {
-            let (notes, mailbox) = (notes.clone(), channel.clone());
-            let task = async move {
-                notes.lock().unwrap().extend(note(index, None));
-                loop {
-                    // SAFETY: this task is the channel's only consumer.
-                    let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
-                    notes.lock().unwrap().extend(note(index, Some(value)));
-                }
-            };
+            let task = consume(index, notes.clone(), channel.clone(), note);
             let probe: Arc<dyn TaskProbe> = channel.clone();
             let meta = TaskMeta {
                 name: Arc::from(format!("m{index}")),
