@@ -56,11 +56,12 @@ use shared::Shared;
 use task::{Task, TaskRef};
 use worker_context::WorkerContext;
 
-/// Capacity of each worker's own queue; more goes to the injector, a task
-/// at a time under its lock. Larger queues (1 024, 4 096) spared the
-/// injector to a step waking a thousand models, but made pinball with
-/// many balls on two threads 5–14 % slower (see `docs/benchmarks.md`,
-/// "Workers woken when the work pays for it").
+/// Capacity of each worker's own queue; a full queue spills its older
+/// half and the new task to the injector under one lock. Larger queues
+/// (1 024, 4 096) spared the injector to a step waking a thousand models,
+/// but made pinball with many balls on two threads 5–14 % slower (see
+/// `docs/benchmarks.md`, "Workers woken when the work pays for it", and
+/// "A full queue spills half of itself").
 const LOCAL_QUEUE_CAPACITY: usize = 256;
 
 /// How long the teardown of an executor whose run stopped early (a model
@@ -103,10 +104,14 @@ impl Executor {
     /// One more slot is made for the stand-in worker, whose thread is only
     /// spawned if a run has a deadline.
     pub(crate) fn new(threads: usize, bench: BenchId, wake_threshold: usize) -> Self {
+        Self::with_queues(threads, bench, wake_threshold, LOCAL_QUEUE_CAPACITY)
+    }
+
+    /// [`new`](Executor::new) with worker queues of `capacity` tasks (the
+    /// loom models use tiny ones, to spill).
+    fn with_queues(threads: usize, bench: BenchId, wake_threshold: usize, capacity: usize) -> Self {
         let threads = threads.max(2);
-        let locals: Vec<_> = (0..=threads)
-            .map(|_| Worker::new(LOCAL_QUEUE_CAPACITY))
-            .collect();
+        let locals: Vec<_> = (0..=threads).map(|_| Worker::new(capacity)).collect();
         let stealers = locals.iter().map(Worker::stealer).collect();
         let shared = Arc::new(Shared::new(stealers).with_wake_threshold(wake_threshold));
         let mut locals = locals.into_iter();
@@ -383,20 +388,19 @@ fn spawn_worker(
 /// The calling thread's loop: work until the step is complete.
 fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
     let shared = &caller.shared;
-    // Work queued before the call (spawns, deliveries): wake a helper if
-    // what waits behind the task this thread takes first is worth it.
-    let waiting = caller.waiting();
-    if shared.injected() > 0 || shared.spread.worth_waking(waiting) {
-        shared.notify_one();
+    // Work queued before the call (spawns, deliveries; what spilled to the
+    // injector too): wake a helper if what waits behind the task this
+    // thread takes first is worth it.
+    // What the polls take, and whether they wake other tasks, decides the
+    // next steps. The measure starts now, or at the first poll that wakes
+    // another task (a model fanning out to others); a step of one task
+    // that wakes nobody reads no clock. (Start, polls before it.)
+    let mut timing = None;
+    let waiting = caller.waiting() + shared.injected();
+    if waiting > 0 {
+        timing = start_step_with_waiting(shared, waiting);
     }
-    // Too few tasks to decide by their number: their polls' time decides
-    // the next steps. The measure starts now, or at the first poll that
-    // wakes another task (a model fanning out to others); a step of one
-    // task reads no clock. (Start, polls before it.)
-    let mut timing = shared
-        .spread
-        .worth_timing(waiting)
-        .then(|| (Instant::now(), 0));
+    let mut fanned_out = false;
     let mut polls = 0u32;
     loop {
         if let Some(error) = reported_panic(shared) {
@@ -405,8 +409,9 @@ fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), Run
         if let Some(task) = worker::next_task(caller) {
             worker::run_task(caller, task);
             polls = polls.wrapping_add(1);
-            if timing.is_none() && caller.next.get().is_some() {
-                timing = Some((Instant::now(), polls));
+            if caller.next.get().is_some() && !fanned_out {
+                fanned_out = true;
+                note_fan_out(caller, &mut timing, polls);
             }
             if polls.is_multiple_of(POLLS_PER_DEADLINE_CHECK) && passed(deadline) {
                 shared.stop();
@@ -420,9 +425,8 @@ fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), Run
         // end of a step that stays on this thread); else give it back: if
         // it was the last, the step is over too.
         if let Some((start, before)) = timing.take() {
-            shared
-                .spread
-                .note(start.elapsed(), polls.wrapping_sub(before));
+            let polls = polls.wrapping_sub(before);
+            shared.spread.note(start.elapsed(), polls, fanned_out);
         }
         if caller.busy.get() && shared.is_sole_lease() {
             return finished(shared, deadline);
@@ -437,6 +441,38 @@ fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), Run
         }
         worker::park(caller, deadline);
     }
+}
+
+/// The start of a step with `waiting` tasks queued behind the one the
+/// calling thread takes first: wakes a helper if they are worth it, and
+/// starts the step's measure if wanted.
+#[inline(never)]
+fn start_step_with_waiting(shared: &Shared, waiting: usize) -> Option<(Instant, u32)> {
+    if shared.spread.worth_waking(waiting) {
+        shared.notify_one();
+    }
+    shared
+        .spread
+        .worth_timing(waiting)
+        .then(|| (Instant::now(), 0))
+}
+
+/// A poll of the calling thread woke another task (the first in this
+/// step): from now on the step's tasks are shared by their number again
+/// (the estimate may hold light polls that woke nobody, from the steps
+/// before), and the step is timed from here if it was not already.
+#[cold]
+#[inline(never)]
+fn note_fan_out(caller: &WorkerContext, timing: &mut Option<(Instant, u32)>, polls: u32) {
+    let shared = &caller.shared;
+    shared.spread.fanned_out();
+    if shared
+        .spread
+        .worth_waking(caller.waiting() + shared.injected())
+    {
+        shared.notify_one();
+    }
+    timing.get_or_insert_with(|| (Instant::now(), polls));
 }
 
 /// The calling thread's loop when the run has a deadline: hand the queued
@@ -483,6 +519,7 @@ fn hand_over(caller: &WorkerContext) {
 /// The outcome of a run whose tasks are all done: a recorded panic, else a
 /// timeout if the deadline passed meanwhile (so that a call made of many
 /// short steps is bounded too), else success.
+#[inline]
 fn finished(shared: &Shared, deadline: Option<Instant>) -> Result<(), RunError> {
     if let Some(error) = reported_panic(shared) {
         return Err(error);

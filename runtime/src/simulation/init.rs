@@ -280,8 +280,12 @@ impl SimInit {
     /// than about 20 µs. Steps with a few light models then pay no
     /// wake-up, and models whose every poll is long still run in parallel
     /// two at a time, from the first step that measured them on (a step
-    /// is measured when it starts with a few models ready, or from the
-    /// first model that wakes others). Under a timeout
+    /// is measured when it starts with models ready, or from the first
+    /// model that wakes others). Nor do many models ready wake a worker
+    /// when their measured polls are short (under about 250 ns) and none
+    /// wakes another model: moving such a model to another core costs
+    /// more than its poll. A poll that wakes another model shares the
+    /// step by number again at once. Under a timeout
     /// ([`with_timeout`](SimInit::with_timeout)) the calling thread only
     /// watches and measures nothing: the threshold alone decides.
     ///

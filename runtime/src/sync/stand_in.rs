@@ -219,9 +219,42 @@ impl<T> Worker<T> {
         Ok(())
     }
 
+    /// Appends the items of `items` while there is room; as in `st3`, the
+    /// items in excess are dropped (the caller makes room for them first).
+    pub(crate) fn extend(&self, items: impl IntoIterator<Item = T>) {
+        let mut queue = lock(&self.queue);
+        for item in items {
+            if queue.occupied() >= self.capacity {
+                break;
+            }
+            queue.items.push_back(item);
+        }
+    }
+
     /// Takes the oldest item.
     pub(crate) fn pop(&self) -> Option<T> {
         lock(&self.queue).items.pop_front()
+    }
+
+    /// Takes `count(len)` of the oldest items (at most `len`), oldest
+    /// first. As in `st3`: `Empty` if that is none, `Busy` while a steal
+    /// from this queue is under way. (`st3` books the items and moves them
+    /// out as the iterator runs; the owner alone pushes to its queue, so
+    /// taking them at once is the same to it.)
+    pub(crate) fn drain(
+        &self,
+        mut count: impl FnMut(usize) -> usize,
+    ) -> Result<std::vec::IntoIter<T>, StealError> {
+        let mut queue = lock(&self.queue);
+        if queue.in_flight > 0 {
+            return Err(StealError::Busy);
+        }
+        let n = count(queue.items.len()).min(queue.items.len());
+        if n == 0 {
+            return Err(StealError::Empty);
+        }
+        let taken: Vec<T> = queue.items.drain(..n).collect();
+        Ok(taken.into_iter())
     }
 }
 

@@ -211,6 +211,36 @@ fn loom_executor_takes_injected_tasks_in_a_batch() {
     });
 }
 
+/// A spilled queue: with worker queues of two tasks, one poll wakes four
+/// idle tasks; the third wake-up finds the queue full and moves its older
+/// task and the new one to the injector under one lock, while the other
+/// worker (woken at once: a threshold of 1) may be stealing from that
+/// queue or taking from the injector. Each task must run exactly once and
+/// the step end only after all of them, with the count back at zero.
+#[test]
+fn loom_executor_spills_a_full_queue_while_a_worker_steals() {
+    every_interleaving(|| {
+        let bench = crate::bench::BenchId::new();
+        let mut executor = Executor::with_queues(2, bench, 1, 2);
+        let ran = Arc::new(crate::sync::atomic::AtomicUsize::new(0));
+        let signals = [Signal::new(), Signal::new(), Signal::new(), Signal::new()];
+        for (signal, name) in signals.iter().zip(["w", "x", "y", "z"]) {
+            spawn_counting_waiter(&mut executor, signal, &ran, name);
+        }
+        assert!(executor.run(None).is_ok());
+        let raisers = signals.clone();
+        executor.spawn(
+            Box::pin(async move { raisers.iter().for_each(|signal| signal.raise()) }),
+            meta("fan"),
+        );
+        assert!(executor.run(None).is_ok());
+        assert_eq!(ran.load(Ordering::Relaxed), 4, "a spilled task was lost");
+        assert!(executor.stuck().is_empty());
+        assert_eq!(executor.task_count(), 0);
+        assert!(executor.run(None).is_ok(), "the count was left unbalanced");
+    });
+}
+
 /// Uncounted queue entries: a thread outside the executor wakes a task
 /// (which then sits in the injector as a bare pointer) while the executor
 /// is dropped. The teardown must take the task's future exactly once and

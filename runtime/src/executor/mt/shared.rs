@@ -300,6 +300,22 @@ impl Shared {
         self.injected.store(injector.len(), Ordering::Release);
     }
 
+    /// Puts `older`, then `newest`, on the injector in that order, under
+    /// one lock, each counted for itself first (how a worker's full queue
+    /// spills half of itself; see
+    /// [`WorkerContext::push_local`](super::worker_context::WorkerContext::push_local)).
+    pub(crate) fn inject_batch(
+        &self,
+        older: impl ExactSizeIterator<Item = TaskRef>,
+        newest: TaskRef,
+    ) {
+        self.active.fetch_add(older.len() + 1, Ordering::AcqRel);
+        let mut injector = lock(&self.injector);
+        injector.extend(older);
+        injector.push_back(newest);
+        self.injected.store(injector.len(), Ordering::Release);
+    }
+
     /// Takes the oldest injected task, and moves half of the others, as
     /// many as `local` has room for, to `local` in their order, under the
     /// same lock; returns the task and the number moved. Each moved task

@@ -15,13 +15,28 @@
 //! [`DEFAULT_WAKE_THRESHOLD`]; more tasks ready than the threshold), or
 //! fewer whose polls, at the average time the calling thread measured for
 //! its recent polls, would take longer than [`WAKE_WORTH`]. The calling
-//! thread measures a step that starts with a few tasks waiting, or from
-//! the first poll that wakes another task (a model fanning out); under a
-//! timeout it only watches, and nothing is measured. The measure is what keeps models whose every poll
-//! is long (a model integrating a physical state for a millisecond) in
+//! thread measures a step that starts with tasks waiting, or from the
+//! first poll that wakes another task (a model fanning out): two clock
+//! reads a step, none for a step of one task that wakes nobody; under a
+//! timeout it only watches, and nothing is measured. The measure is what
+//! keeps models whose every poll is long (a model integrating a physical state for a millisecond) in
 //! parallel even when only two are ready: a step in which the calling
 //! thread polled several tasks reports their average, and the next steps
 //! wake a helper for two such tasks.
+//!
+//! A step's number of tasks is not enough on its own: a tick of a thousand
+//! models that each count a tick, delivered by the calling thread, ran
+//! twice as slowly on two threads as on one, since every task the helper
+//! took moved its mailbox and future to the other core for a poll of a few
+//! tens of nanoseconds. So a step is measured whatever its number of
+//! tasks, and while the measured polls
+//! are shorter than [`SHARE_WORTH`] and none of them wakes another task,
+//! their number wakes no helper either. A poll that wakes another task
+//! (a model passing a message on, as in a pinball of balls bounced from
+//! model to model) makes the step worth sharing again: the helper then
+//! takes chains of messages that stay on its core, not one task at a
+//! time. The first step of a bench, before any measure, is shared by
+//! number, as before.
 //!
 //! A threshold of 1 is the eager schedule: a worker is woken whenever two
 //! tasks are ready. Most tests of the executor's promises use it (the `mt4`
@@ -35,7 +50,7 @@
 //! (through something other than messages) may wait longer for it than
 //! with the eager schedule: the other may be queued behind it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// The threshold unless the bench sets one: this many tasks waiting behind
@@ -47,6 +62,12 @@ pub(crate) const DEFAULT_WAKE_THRESHOLD: usize = 32;
 /// a few times what one costs (the system call, the sleeper's latency, the
 /// lines its steal moves).
 pub(crate) const WAKE_WORTH: Duration = Duration::from_micros(20);
+
+/// How long a poll must take, on average, for its task to be worth moving
+/// to another core when no poll wakes another task: about what the move
+/// costs (the task's record, future and mailbox lines, ~150 ns here
+/// against a poll of ~30 ns when a tick of a thousand models was shared).
+pub(crate) const SHARE_WORTH: Duration = Duration::from_nanos(250);
 
 /// The rule a worker applies before it wakes another.
 #[derive(Debug)]
@@ -60,6 +81,9 @@ pub(crate) struct Spread {
     /// value only makes one wake-up early or late). A `std` atomic even
     /// under loom, which need not explore it.
     poll_nanos: AtomicU64,
+    /// True if a poll of the last measured step woke another task (true
+    /// until a step is measured). Written and read as `poll_nanos` is.
+    fans_out: AtomicBool,
 }
 
 impl Spread {
@@ -68,6 +92,7 @@ impl Spread {
         Spread {
             threshold: threshold.max(1),
             poll_nanos: AtomicU64::new(0),
+            fans_out: AtomicBool::new(true),
         }
     }
 
@@ -78,29 +103,54 @@ impl Spread {
         if waiting == 0 {
             return false;
         }
-        if waiting >= self.threshold {
-            return true;
-        }
+        self.worth_waking_for(waiting)
+    }
+
+    /// [`worth_waking`](Spread::worth_waking) for at least one task
+    /// waiting (out of line: the common look finds none).
+    #[inline(never)]
+    fn worth_waking_for(&self, waiting: usize) -> bool {
         let per_poll = self.poll_nanos.load(Ordering::Relaxed);
+        if waiting >= self.threshold {
+            return !self.light_and_alone(per_poll);
+        }
         per_poll.saturating_mul(waiting as u64) >= WAKE_WORTH.as_nanos() as u64
     }
 
-    /// True if the calling thread should time its step: with tasks
-    /// waiting at its start but not enough to wake a helper by their
-    /// number alone, the time their polls take is what decides the next
-    /// steps.
+    /// True if the measured polls are too short to move a task to another
+    /// core for, and wake no other task (never under the eager schedule).
     #[inline]
-    pub(crate) fn worth_timing(&self, waiting: usize) -> bool {
-        waiting > 0 && waiting < self.threshold
+    fn light_and_alone(&self, per_poll: u64) -> bool {
+        self.threshold > 1
+            && per_poll != 0
+            && per_poll < SHARE_WORTH.as_nanos() as u64
+            && !self.fans_out.load(Ordering::Relaxed)
     }
 
-    /// Notes that `polls` polls took `elapsed` on the calling thread: the
-    /// estimate moves a quarter of the way to their average, so that one
-    /// unusual step does not decide alone.
-    pub(crate) fn note(&self, elapsed: Duration, polls: u32) {
+    /// True if the calling thread should time its step: with tasks
+    /// waiting at its start, what their polls take (and whether they wake
+    /// others) decides the next steps. Never under the eager schedule,
+    /// which wakes a helper for any waiting task.
+    #[inline]
+    pub(crate) fn worth_timing(&self, waiting: usize) -> bool {
+        waiting > 0 && self.threshold > 1
+    }
+
+    /// Notes, during a step, that a poll woke another task: the tasks
+    /// waiting are worth sharing by their number again from now on.
+    pub(crate) fn fanned_out(&self) {
+        self.fans_out.store(true, Ordering::Relaxed);
+    }
+
+    /// Notes that `polls` polls took `elapsed` on the calling thread, and
+    /// whether one of them woke another task: the estimate moves a quarter
+    /// of the way to their average, so that one unusual step does not
+    /// decide alone.
+    pub(crate) fn note(&self, elapsed: Duration, polls: u32, fanned_out: bool) {
         if polls == 0 {
             return;
         }
+        self.fans_out.store(fanned_out, Ordering::Relaxed);
         let sample = u64::try_from(elapsed.as_nanos() / u128::from(polls)).unwrap_or(u64::MAX);
         let old = self.poll_nanos.load(Ordering::Relaxed);
         let new = if old == 0 {
@@ -122,27 +172,53 @@ mod tests {
         assert!(!spread.worth_waking(0));
         assert!(!spread.worth_waking(DEFAULT_WAKE_THRESHOLD - 1));
         assert!(spread.worth_waking(DEFAULT_WAKE_THRESHOLD));
-        spread.note(Duration::from_micros(2), 20); // 100 ns a poll
+        spread.note(Duration::from_micros(2), 20, true); // 100 ns a poll
         assert!(!spread.worth_waking(DEFAULT_WAKE_THRESHOLD - 1));
     }
 
     #[test]
     fn long_polls_wake_a_helper_for_two_tasks() {
         let spread = Spread::new(DEFAULT_WAKE_THRESHOLD);
-        spread.note(Duration::from_millis(2), 2); // 1 ms a poll
+        spread.note(Duration::from_millis(2), 2, false); // 1 ms a poll
         assert!(spread.worth_waking(1));
+    }
+
+    #[test]
+    fn many_light_tasks_that_wake_no_other_stay_on_one_thread() {
+        let spread = Spread::new(DEFAULT_WAKE_THRESHOLD);
+        let many = 1000;
+        // Not measured yet: shared by their number.
+        assert!(spread.worth_waking(many));
+        // A tick of light polls (50 ns each) that woke nobody.
+        spread.note(Duration::from_micros(50), 1000, false);
+        assert!(!spread.worth_waking(many));
+        // A poll that wakes another task shares the step at once...
+        spread.fanned_out();
+        assert!(spread.worth_waking(many));
+        // ...and a step whose polls pass messages on shares the next.
+        spread.note(Duration::from_micros(50), 1000, false);
+        assert!(!spread.worth_waking(many));
+        spread.note(Duration::from_micros(50), 1000, true);
+        assert!(spread.worth_waking(many));
+        // ...and so are polls as long as a move to another core.
+        spread.note(Duration::from_micros(50), 1000, false);
+        assert!(!spread.worth_waking(many));
+        for _ in 0..40 {
+            spread.note(Duration::from_millis(1), 1000, false); // 1 µs each
+        }
+        assert!(spread.worth_waking(many));
     }
 
     #[test]
     fn the_estimate_follows_the_polls_gradually() {
         let spread = Spread::new(DEFAULT_WAKE_THRESHOLD);
-        spread.note(Duration::from_millis(1), 1);
+        spread.note(Duration::from_millis(1), 1, false);
         // One step of short polls does not undo the long ones at once...
-        spread.note(Duration::from_nanos(100), 1);
+        spread.note(Duration::from_nanos(100), 1, false);
         assert!(spread.worth_waking(1));
         // ...a run of them does.
         for _ in 0..40 {
-            spread.note(Duration::from_nanos(100), 1);
+            spread.note(Duration::from_nanos(100), 1, false);
         }
         assert!(!spread.worth_waking(1));
     }
@@ -152,6 +228,9 @@ mod tests {
         let spread = Spread::new(1);
         assert!(spread.worth_waking(1));
         assert!(!spread.worth_timing(1));
+        // Light polls that wake nobody do not change the eager schedule.
+        spread.note(Duration::from_micros(1), 100, false);
+        assert!(spread.worth_waking(1000));
         // A threshold of 0 is taken as 1: one task waiting wakes a helper.
         assert!(Spread::new(0).worth_waking(1));
     }

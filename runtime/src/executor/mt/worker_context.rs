@@ -165,11 +165,25 @@ impl WorkerContext {
 
     /// The buffered tasks of [`queue_held`](WorkerContext::queue_held), to
     /// the queue; the buffer keeps its capacity for the next delivery.
+    ///
+    /// As many as the queue has room for go in at once (one release of
+    /// the queue's tail, and one look at whether they are worth a helper,
+    /// rather than one of each per task: a tick of a thousand models spent
+    /// a sixth of its step pushing them one by one); the rest one at a
+    /// time, spilling to the injector.
     #[cold]
     fn queue_held_tasks(&self) {
         let mut held = std::mem::take(&mut *self.held.borrow_mut());
+        self.lease();
+        // Only this worker pushes to its queue: its room can only grow
+        // until the tasks are in, so every one of them fits.
+        let room = self.local.spare_capacity().min(held.len());
+        self.local.extend(held.drain(..room));
         held.drain(..).for_each(|task| self.push_local(task));
         *self.held.borrow_mut() = held;
+        if self.shared.spread.worth_waking(self.waiting()) {
+            self.shared.hint_one();
+        }
     }
 
     /// Tasks in this worker's own queue and `next` slot behind the one it
@@ -206,14 +220,33 @@ impl WorkerContext {
                     self.shared.hint_one();
                 }
             }
-            Err(task) => {
-                // This worker takes injected tasks back once its queue is
-                // empty: a helper is wanted for speed, not for progress,
-                // so a hint without the fence will do.
+            Err(task) => self.spill(task),
+        }
+    }
+
+    /// Moves the older half of this worker's full queue, then `task`, to
+    /// the injector, under one lock, and hints a sleeper if worth it: a step that wakes more tasks than a
+    /// queue holds (a tick of a thousand models) then takes the lock once
+    /// per half a queue rather than once per task (see
+    /// `docs/benchmarks.md`, "A full queue spills half of itself"). If a
+    /// steal from this queue is under way (its items booked), `task` goes
+    /// alone.
+    #[cold]
+    #[inline(never)]
+    fn spill(&self, task: TaskRef) {
+        match self.local.drain(|queued| queued / 2) {
+            Ok(older) => self.shared.inject_batch(older, task),
+            Err(_) => {
                 self.shared.count_active();
                 self.shared.inject(task);
-                self.shared.hint_one();
             }
+        }
+        // This worker takes injected tasks back once its queue is empty: a
+        // helper is wanted for speed, not for progress, so a hint without
+        // the fence will do, if worth it.
+        let queued = self.waiting() + self.shared.injected();
+        if self.shared.spread.worth_waking(queued) {
+            self.shared.hint_one();
         }
     }
 }
@@ -410,6 +443,43 @@ mod tests {
         shared.give_back(7 - 2 - 1);
         assert!(!shared.is_quiescent() && !shared.is_sole_lease());
         drop(shared.drain_injected());
+    }
+
+    /// A task queued on a full queue goes to the injector behind the older
+    /// half of the queue, under one lock, each counted for itself; the
+    /// newer half stays, in order.
+    #[test]
+    fn a_full_queue_spills_its_older_half_then_the_task() {
+        let local = Worker::new(4);
+        let shared = Arc::new(Shared::new(vec![local.stealer()]));
+        let tasks = ["a", "b", "c", "d", "e"].map(|name| task(&shared, name));
+        let refs = tasks.each_ref().map(TaskRef::new);
+        let context = WorkerContext::new(shared.clone(), 0, local);
+        for task in refs {
+            context.push_local(task);
+        }
+        assert_eq!(
+            shared.injected(),
+            3,
+            "two of the four queued, then the fifth"
+        );
+        let drained = shared.drain_injected();
+        let injected: Vec<_> = drained.iter().map(|t| t.as_ptr()).collect();
+        let expected = [0, 1, 4].map(|i| refs[i].as_ptr());
+        assert_eq!(injected, expected);
+        let queued = [
+            context.local.pop(),
+            context.local.pop(),
+            context.local.pop(),
+        ];
+        let queued = queued.map(|t| t.map(TaskRef::as_ptr));
+        assert_eq!(
+            queued,
+            [Some(refs[2].as_ptr()), Some(refs[3].as_ptr()), None]
+        );
+        // The lease and the three injected tasks: four units.
+        shared.give_back(3);
+        assert!(shared.is_sole_lease());
     }
 
     /// A delivery that wakes one task leaves it in the `next` slot, under
