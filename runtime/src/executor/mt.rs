@@ -389,12 +389,8 @@ fn spawn_worker(
 fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
     let shared = &caller.shared;
     // Work queued before the call (spawns, deliveries; what spilled to the
-    // injector too): wake a helper if what waits behind the task this
-    // thread takes first is worth it.
-    // What the polls take, and whether they wake other tasks, decides the
-    // next steps. The measure starts now, or at the first poll that wakes
-    // another task (a model fanning out to others); a step of one task
-    // that wakes nobody reads no clock. (Start, polls before it.)
+    // injector too) may wake a helper and start the step's measure, see
+    // `start_step_with_waiting`. (Start, polls before it.)
     let mut timing = None;
     let waiting = caller.waiting() + shared.injected();
     if waiting > 0 {
@@ -445,7 +441,10 @@ fn run_main(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), Run
 
 /// The start of a step with `waiting` tasks queued behind the one the
 /// calling thread takes first: wakes a helper if they are worth it, and
-/// starts the step's measure if wanted.
+/// starts the step's measure if wanted. What the polls take, and whether
+/// they wake other tasks, decides the next steps; the measure starts
+/// here, or at the first poll that wakes another task (`note_fan_out`),
+/// so a step of one task that wakes nobody reads no clock.
 #[inline(never)]
 fn start_step_with_waiting(shared: &Shared, waiting: usize) -> Option<(Instant, u32)> {
     if shared.spread.worth_waking(waiting) {
@@ -465,6 +464,10 @@ fn start_step_with_waiting(shared: &Shared, waiting: usize) -> Option<(Instant, 
 #[inline(never)]
 fn note_fan_out(caller: &WorkerContext, timing: &mut Option<(Instant, u32)>, polls: u32) {
     let shared = &caller.shared;
+    if shared.spread.is_eager() {
+        // Every waiting task wakes a helper already; nothing to measure.
+        return;
+    }
     shared.spread.fanned_out();
     if shared
         .spread
@@ -480,6 +483,8 @@ fn note_fan_out(caller: &WorkerContext, timing: &mut Option<(Instant, u32)>, pol
 /// panics or the deadline passes, whatever the models do meanwhile.
 fn run_watching(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
     let shared = &caller.shared;
+    // Nothing is measured here: the threshold alone decides.
+    shared.spread.share_by_number();
     // The end of the step and a failure unpark this thread.
     shared.handles[0].parker.set_owner();
     hand_over(caller);

@@ -14,8 +14,8 @@
 //! several threads) from loom. So each method below follows its original
 //! (`diatomic-waker` 0.2.3, `st3` 0.4.1), and its docs say where that
 //! matters: which wakers stay cached, the queue's power-of-two capacity,
-//! the items a steal holds in flight, and the `Busy` refusal while one is
-//! under way.
+//! the items a steal or a drain holds in flight, and the `Busy` refusal
+//! while one is under way.
 //!
 //! What a lock cannot keep is a weaker ordering: `st3` books the tasks a
 //! steal takes with an acquire-only exchange, so a worker that finds its
@@ -163,6 +163,54 @@ pub(crate) struct Worker<T> {
     capacity: usize,
 }
 
+/// Stand-in for `st3::fifo::Drain`: the items a [`Worker::drain`] booked,
+/// released (no longer taking room, steals allowed again) once the last
+/// one is yielded or the iterator dropped.
+#[derive(Debug)]
+pub(crate) struct Drain<T> {
+    /// The worker's queue, whose booking this ends.
+    queue: Arc<Mutex<Queue<T>>>,
+    /// The booked items not yet yielded.
+    items: VecDeque<T>,
+    /// True once the booking ended (a steal may have booked items since).
+    released: bool,
+}
+
+impl<T> Drain<T> {
+    /// Ends the booking, once.
+    fn release(&mut self) {
+        if !std::mem::replace(&mut self.released, true) {
+            lock(&self.queue).in_flight = 0;
+        }
+    }
+}
+
+impl<T> Iterator for Drain<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        let item = self.items.pop_front()?;
+        // As in `st3`, the booking ends as the last item is yielded.
+        if self.items.is_empty() {
+            self.release();
+        }
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.items.len(), Some(self.items.len()))
+    }
+}
+
+impl<T> ExactSizeIterator for Drain<T> {}
+
+impl<T> Drop for Drain<T> {
+    fn drop(&mut self) {
+        self.items.clear();
+        self.release();
+    }
+}
+
 /// Stand-in for `st3::fifo::Stealer`.
 #[derive(Debug)]
 pub(crate) struct Stealer<T> {
@@ -236,15 +284,15 @@ impl<T> Worker<T> {
         lock(&self.queue).items.pop_front()
     }
 
-    /// Takes `count(len)` of the oldest items (at most `len`), oldest
-    /// first. As in `st3`: `Empty` if that is none, `Busy` while a steal
-    /// from this queue is under way. (`st3` books the items and moves them
-    /// out as the iterator runs; the owner alone pushes to its queue, so
-    /// taking them at once is the same to it.)
+    /// Books `count(len)` of the oldest items (at most `len`) and returns
+    /// them, oldest first, through an iterator. As in `st3`: `Empty` if
+    /// that is none, `Busy` while a steal from this queue is under way;
+    /// and until the iterator has yielded its last item (or is dropped),
+    /// the booked items still take room and steals fail with `Busy`.
     pub(crate) fn drain(
         &self,
         mut count: impl FnMut(usize) -> usize,
-    ) -> Result<std::vec::IntoIter<T>, StealError> {
+    ) -> Result<Drain<T>, StealError> {
         let mut queue = lock(&self.queue);
         if queue.in_flight > 0 {
             return Err(StealError::Busy);
@@ -253,8 +301,13 @@ impl<T> Worker<T> {
         if n == 0 {
             return Err(StealError::Empty);
         }
-        let taken: Vec<T> = queue.items.drain(..n).collect();
-        Ok(taken.into_iter())
+        queue.in_flight = n;
+        let items: VecDeque<T> = queue.items.drain(..n).collect();
+        Ok(Drain {
+            queue: self.queue.clone(),
+            items,
+            released: false,
+        })
     }
 }
 

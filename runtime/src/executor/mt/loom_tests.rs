@@ -212,8 +212,9 @@ fn loom_executor_takes_injected_tasks_in_a_batch() {
 }
 
 /// A spilled queue: with worker queues of two tasks, one poll wakes four
-/// idle tasks; the third wake-up finds the queue full and moves its older
-/// task and the new one to the injector under one lock, while the other
+/// idle tasks; the first waits in the `next` slot, the next two fill the
+/// queue, and the fourth finds it full and moves its older task and the
+/// new one to the injector under one lock, while the other
 /// worker (woken at once: a threshold of 1) may be stealing from that
 /// queue or taking from the injector. Each task must run exactly once and
 /// the step end only after all of them, with the count back at zero.

@@ -17,26 +17,26 @@
 //! its recent polls, would take longer than [`WAKE_WORTH`]. The calling
 //! thread measures a step that starts with tasks waiting, or from the
 //! first poll that wakes another task (a model fanning out): two clock
-//! reads a step, none for a step of one task that wakes nobody; under a
-//! timeout it only watches, and nothing is measured. The measure is what
-//! keeps models whose every poll is long (a model integrating a physical state for a millisecond) in
-//! parallel even when only two are ready: a step in which the calling
-//! thread polled several tasks reports their average, and the next steps
-//! wake a helper for two such tasks.
+//! reads a step, none for a step of one task that wakes nobody. The
+//! measure is what keeps models whose every poll is long (a model
+//! integrating a physical state for a millisecond) in parallel even when
+//! only two are ready: a step in which the calling thread polled several
+//! tasks reports their average, and the next steps wake a helper for two
+//! such tasks.
 //!
 //! A step's number of tasks is not enough on its own: a tick of a thousand
 //! models that each count a tick, delivered by the calling thread, ran
 //! twice as slowly on two threads as on one, since every task the helper
 //! took moved its mailbox and future to the other core for a poll of a few
-//! tens of nanoseconds. So a step is measured whatever its number of
-//! tasks, and while the measured polls
-//! are shorter than [`SHARE_WORTH`] and none of them wakes another task,
-//! their number wakes no helper either. A poll that wakes another task
-//! (a model passing a message on, as in a pinball of balls bounced from
-//! model to model) makes the step worth sharing again: the helper then
-//! takes chains of messages that stay on its core, not one task at a
-//! time. The first step of a bench, before any measure, is shared by
-//! number, as before.
+//! tens of nanoseconds. So while the measured polls are shorter than
+//! [`SHARE_WORTH`] and none of them wakes another task, their number wakes
+//! no helper either. A poll that wakes another task (a model passing a
+//! message on, as in a pinball of balls bounced from model to model) makes
+//! the step worth sharing again at once: the helper then takes chains of
+//! messages that stay on its core, not one task at a time. The first step
+//! of a bench, before any measure, is shared by number; so is a run under
+//! a timeout, in which the calling thread only watches: nothing is
+//! measured, and the estimate from the steps before is forgotten.
 //!
 //! A threshold of 1 is the eager schedule: a worker is woken whenever two
 //! tasks are ready. Most tests of the executor's promises use it (the `mt4`
@@ -55,7 +55,8 @@ use std::time::Duration;
 
 /// The threshold unless the bench sets one: this many tasks waiting behind
 /// the one a worker takes next (more than this many ready) wake a helper
-/// whatever their polls cost.
+/// whatever their polls cost, unless the polls measured are light and wake
+/// no other task.
 pub(crate) const DEFAULT_WAKE_THRESHOLD: usize = 32;
 
 /// What the tasks waiting must be expected to take for a wake-up to pay:
@@ -72,7 +73,8 @@ pub(crate) const SHARE_WORTH: Duration = Duration::from_nanos(250);
 /// The rule a worker applies before it wakes another.
 #[derive(Debug)]
 pub(crate) struct Spread {
-    /// This many tasks waiting (more than this many ready) wake a helper.
+    /// This many tasks waiting (more than this many ready) wake a helper,
+    /// unless the polls measured are light and wake no other task.
     threshold: usize,
     /// The calling thread's recent average time per poll, in nanoseconds
     /// (0 until a step has measured it). Written by the calling thread at
@@ -117,6 +119,14 @@ impl Spread {
         per_poll.saturating_mul(waiting as u64) >= WAKE_WORTH.as_nanos() as u64
     }
 
+    /// True unless the measured polls are too short to move a task to
+    /// another core for, and wake no other task: a worker taking injected
+    /// tasks wakes another for any of them left, as long as this holds.
+    #[inline]
+    pub(crate) fn sharing_pays(&self) -> bool {
+        !self.light_and_alone(self.poll_nanos.load(Ordering::Relaxed))
+    }
+
     /// True if the measured polls are too short to move a task to another
     /// core for, and wake no other task (never under the eager schedule).
     #[inline]
@@ -136,10 +146,25 @@ impl Spread {
         waiting > 0 && self.threshold > 1
     }
 
+    /// True under the eager schedule (a threshold of 1), which wakes a
+    /// helper for any waiting task and measures nothing.
+    #[inline]
+    pub(crate) fn is_eager(&self) -> bool {
+        self.threshold == 1
+    }
+
     /// Notes, during a step, that a poll woke another task: the tasks
     /// waiting are worth sharing by their number again from now on.
     pub(crate) fn fanned_out(&self) {
         self.fans_out.store(true, Ordering::Relaxed);
+    }
+
+    /// Forgets that the polls were light and woke nobody, so that the
+    /// threshold alone decides again: a run under a timeout measures
+    /// nothing, and an estimate from the steps before must not keep its
+    /// tasks on one worker.
+    pub(crate) fn share_by_number(&self) {
+        self.fanned_out();
     }
 
     /// Notes that `polls` polls took `elapsed` on the calling thread, and
@@ -207,6 +232,17 @@ mod tests {
             spread.note(Duration::from_millis(1), 1000, false); // 1 µs each
         }
         assert!(spread.worth_waking(many));
+    }
+
+    #[test]
+    fn a_run_under_a_timeout_shares_by_number_again() {
+        let spread = Spread::new(DEFAULT_WAKE_THRESHOLD);
+        spread.note(Duration::from_micros(50), 1000, false);
+        assert!(!spread.sharing_pays() && !spread.worth_waking(1000));
+        spread.share_by_number();
+        assert!(spread.sharing_pays() && spread.worth_waking(1000));
+        // A few waiting still need long polls.
+        assert!(!spread.worth_waking(2));
     }
 
     #[test]

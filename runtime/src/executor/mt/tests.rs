@@ -49,3 +49,69 @@ fn a_step_ends_only_after_the_polls_of_stolen_tasks() {
         );
     }
 }
+
+/// A gate that tasks wait at until one task opens it.
+#[derive(Default)]
+struct Gate {
+    /// Open yet, and the wakers of the tasks waiting.
+    state: std::sync::Mutex<(bool, Vec<std::task::Waker>)>,
+}
+
+impl Gate {
+    /// Waits until the gate is open.
+    async fn pass(&self) {
+        std::future::poll_fn(|cx| {
+            let mut state = self.state.lock().unwrap();
+            if state.0 {
+                return std::task::Poll::Ready(());
+            }
+            state.1.push(cx.waker().clone());
+            std::task::Poll::Pending
+        })
+        .await
+    }
+
+    /// Opens the gate and wakes every task waiting, from inside a poll.
+    fn open(&self) {
+        let wakers = {
+            let mut state = self.state.lock().unwrap();
+            state.0 = true;
+            std::mem::take(&mut state.1)
+        };
+        wakers.into_iter().for_each(std::task::Waker::wake);
+    }
+}
+
+/// Worker queues of two tasks: one poll wakes six idle tasks, so the
+/// worker's queue spills its older half to the injector (`st3`'s `drain`)
+/// while the other worker (woken at once: a threshold of 1) steals from
+/// it or takes from the injector. Every task must run once and the step
+/// end only after all of them, step after step.
+#[test]
+fn a_spilling_queue_loses_no_task_to_a_stealing_worker() {
+    let steps = if cfg!(miri) { 6 } else { 300 };
+    let waiters = 6;
+    let mut executor = Executor::with_queues(2, BenchId::new(), 1, 2);
+    let ran = Arc::new(AtomicUsize::new(0));
+    for step in 0..steps {
+        let gate = Arc::new(Gate::default());
+        for _ in 0..waiters {
+            let (gate, ran) = (gate.clone(), ran.clone());
+            executor.spawn(
+                Box::pin(async move {
+                    gate.pass().await;
+                    ran.fetch_add(1, Ordering::Relaxed);
+                }),
+                meta("waiter"),
+            );
+        }
+        assert!(executor.run(None).is_ok());
+        executor.spawn(Box::pin(async move { gate.open() }), meta("opener"));
+        assert!(executor.run(None).is_ok());
+        assert_eq!(
+            ran.load(Ordering::Relaxed),
+            waiters * (step + 1),
+            "step {step} ended before every woken task ran"
+        );
+    }
+}

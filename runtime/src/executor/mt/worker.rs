@@ -70,12 +70,11 @@ fn find_task(worker: &WorkerContext) -> Option<TaskRef> {
         worker.shared.give_back(moved + usize::from(had_lease));
         // Injected tasks are for any worker (handed over under a deadline,
         // woken from outside, spilled from a full queue): while some are
-        // left, here or there, another worker is woken if they are worth
-        // it (this worker polls them all otherwise: the thread that handed
-        // them over may wait on them, not on a second worker). A batch
-        // makes this once per batch, not once per task.
-        let left = moved + worker.shared.injected();
-        if worker.shared.spread.worth_waking(left) {
+        // left, here or there, another worker is woken, as the thread that
+        // handed them over may wait on them, unless the polls measured are
+        // too light to share (this worker then polls them all itself). A
+        // batch makes this once per batch, not once per task.
+        if (moved > 0 || worker.shared.injected() > 0) && worker.shared.spread.sharing_pays() {
             worker.shared.notify_other(worker.index);
         }
         return Some(task);

@@ -210,8 +210,8 @@ impl WorkerContext {
     /// Queues `task` on this worker's own queue (under the worker's lease,
     /// taken if needed), waking a sleeper when the tasks waiting behind the
     /// one this worker takes next are worth it (see
-    /// [`spread`](super::spread)). A full queue sends the task to the
-    /// injector, where it counts for itself.
+    /// [`spread`](super::spread)). A full queue sends its older half and
+    /// the task to the injector, where each counts for itself.
     pub(crate) fn push_local(&self, task: TaskRef) {
         self.lease();
         match self.local.push(task) {
@@ -225,9 +225,10 @@ impl WorkerContext {
     }
 
     /// Moves the older half of this worker's full queue, then `task`, to
-    /// the injector, under one lock, and hints a sleeper if worth it: a step that wakes more tasks than a
-    /// queue holds (a tick of a thousand models) then takes the lock once
-    /// per half a queue rather than once per task (see
+    /// the injector, under one lock, and hints a sleeper if worth it: a
+    /// step that wakes more tasks than a queue holds (a tick of a thousand
+    /// models) then takes the lock once per half a queue rather than once
+    /// per task (see
     /// `docs/benchmarks.md`, "A full queue spills half of itself"). If a
     /// steal from this queue is under way (its items booked), `task` goes
     /// alone.
@@ -478,6 +479,44 @@ mod tests {
             [Some(refs[2].as_ptr()), Some(refs[3].as_ptr()), None]
         );
         // The lease and the three injected tasks: four units.
+        shared.give_back(3);
+        assert!(shared.is_sole_lease());
+    }
+
+    /// A delivery that wakes more tasks than the queue holds: the queue
+    /// takes as many as it has room for at once, the next push spills its
+    /// older half with that task, the rest follow, the last waits in the
+    /// `next` slot; every task is queued once, in wake order within each
+    /// place, and counted.
+    #[test]
+    fn a_delivery_of_more_tasks_than_the_queue_holds_spills_the_rest() {
+        let local = Worker::new(4);
+        let shared = Arc::new(Shared::new(vec![local.stealer()]));
+        let names = ["a", "b", "c", "d", "e", "f", "g"];
+        let tasks = names.map(|name| task(&shared, name));
+        let refs = tasks.each_ref().map(TaskRef::new);
+        let context = WorkerContext::new(shared.clone(), 0, local);
+        let installed = install_delivering(&context);
+        with(|worker| {
+            refs.into_iter()
+                .for_each(|t| worker.expect("installed").wake_here(t))
+        });
+        drop(installed);
+        // Held: a..f, `next`: g. The queue took a, b, c, d; e spilled a, b
+        // and itself; f went into the room left.
+        let pointers =
+            |indices: &[usize]| -> Vec<_> { indices.iter().map(|&i| refs[i].as_ptr()).collect() };
+        let injected: Vec<_> = shared.drain_injected().iter().map(|t| t.as_ptr()).collect();
+        assert_eq!(injected, pointers(&[0, 1, 4]));
+        let queued: Vec<_> = std::iter::from_fn(|| context.local.pop())
+            .map(TaskRef::as_ptr)
+            .collect();
+        assert_eq!(queued, pointers(&[2, 3, 5]));
+        assert_eq!(
+            context.next.get().map(TaskRef::as_ptr),
+            Some(refs[6].as_ptr())
+        );
+        // The lease and the three injected tasks.
         shared.give_back(3);
         assert!(shared.is_sole_lease());
     }
