@@ -483,8 +483,9 @@ fn note_fan_out(caller: &WorkerContext, timing: &mut Option<(Instant, u32)>, pol
 /// panics or the deadline passes, whatever the models do meanwhile.
 fn run_watching(caller: &WorkerContext, deadline: Option<Instant>) -> Result<(), RunError> {
     let shared = &caller.shared;
-    // Nothing is measured here: the threshold alone decides.
-    shared.spread.share_by_number();
+    // Nothing is measured here: the threshold alone decides (an estimate
+    // of light polls from the steps before is forgotten).
+    shared.spread.fanned_out();
     // The end of the step and a failure unpark this thread.
     shared.handles[0].parker.set_owner();
     hand_over(caller);

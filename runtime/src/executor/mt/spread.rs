@@ -154,17 +154,11 @@ impl Spread {
     }
 
     /// Notes, during a step, that a poll woke another task: the tasks
-    /// waiting are worth sharing by their number again from now on.
+    /// waiting are worth sharing by their number again from now on. A run
+    /// under a timeout, which measures nothing, calls it too: an estimate
+    /// from the steps before must not keep its tasks on one worker.
     pub(crate) fn fanned_out(&self) {
         self.fans_out.store(true, Ordering::Relaxed);
-    }
-
-    /// Forgets that the polls were light and woke nobody, so that the
-    /// threshold alone decides again: a run under a timeout measures
-    /// nothing, and an estimate from the steps before must not keep its
-    /// tasks on one worker.
-    pub(crate) fn share_by_number(&self) {
-        self.fanned_out();
     }
 
     /// Notes that `polls` polls took `elapsed` on the calling thread, and
@@ -239,7 +233,7 @@ mod tests {
         let spread = Spread::new(DEFAULT_WAKE_THRESHOLD);
         spread.note(Duration::from_micros(50), 1000, false);
         assert!(!spread.sharing_pays() && !spread.worth_waking(1000));
-        spread.share_by_number();
+        spread.fanned_out();
         assert!(spread.sharing_pays() && spread.worth_waking(1000));
         // A few waiting still need long polls.
         assert!(!spread.worth_waking(2));

@@ -446,6 +446,23 @@ mod tests {
         drop(shared.drain_injected());
     }
 
+    /// The tasks of `refs` at `indices`, as pointers.
+    fn pointers(refs: &[TaskRef], indices: &[usize]) -> Vec<*const Task> {
+        indices.iter().map(|&i| refs[i].as_ptr()).collect()
+    }
+
+    /// The injected tasks, taken out in order.
+    fn injected(shared: &Shared) -> Vec<*const Task> {
+        shared.drain_injected().iter().map(|t| t.as_ptr()).collect()
+    }
+
+    /// The tasks in `context`'s queue, popped in order.
+    fn queued(context: &WorkerContext) -> Vec<*const Task> {
+        std::iter::from_fn(|| context.local.pop())
+            .map(TaskRef::as_ptr)
+            .collect()
+    }
+
     /// A task queued on a full queue goes to the injector behind the older
     /// half of the queue, under one lock, each counted for itself; the
     /// newer half stays, in order.
@@ -464,20 +481,8 @@ mod tests {
             3,
             "two of the four queued, then the fifth"
         );
-        let drained = shared.drain_injected();
-        let injected: Vec<_> = drained.iter().map(|t| t.as_ptr()).collect();
-        let expected = [0, 1, 4].map(|i| refs[i].as_ptr());
-        assert_eq!(injected, expected);
-        let queued = [
-            context.local.pop(),
-            context.local.pop(),
-            context.local.pop(),
-        ];
-        let queued = queued.map(|t| t.map(TaskRef::as_ptr));
-        assert_eq!(
-            queued,
-            [Some(refs[2].as_ptr()), Some(refs[3].as_ptr()), None]
-        );
+        assert_eq!(injected(&shared), pointers(&refs, &[0, 1, 4]));
+        assert_eq!(queued(&context), pointers(&refs, &[2, 3]));
         // The lease and the three injected tasks: four units.
         shared.give_back(3);
         assert!(shared.is_sole_lease());
@@ -504,14 +509,8 @@ mod tests {
         drop(installed);
         // Held: a..f, `next`: g. The queue took a, b, c, d; e spilled a, b
         // and itself; f went into the room left.
-        let pointers =
-            |indices: &[usize]| -> Vec<_> { indices.iter().map(|&i| refs[i].as_ptr()).collect() };
-        let injected: Vec<_> = shared.drain_injected().iter().map(|t| t.as_ptr()).collect();
-        assert_eq!(injected, pointers(&[0, 1, 4]));
-        let queued: Vec<_> = std::iter::from_fn(|| context.local.pop())
-            .map(TaskRef::as_ptr)
-            .collect();
-        assert_eq!(queued, pointers(&[2, 3, 5]));
+        assert_eq!(injected(&shared), pointers(&refs, &[0, 1, 4]));
+        assert_eq!(queued(&context), pointers(&refs, &[2, 3, 5]));
         assert_eq!(
             context.next.get().map(TaskRef::as_ptr),
             Some(refs[6].as_ptr())
