@@ -11,7 +11,6 @@
 //! depends on nothing a thread decides, so a series is the same on any
 //! number of threads.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::lane::{Lane, LaneWriter, Record, Spare};
@@ -118,7 +117,7 @@ impl Shared {
         entries
             .into_iter()
             .map(|entry| {
-                let from_taps = tapped.remove(&entry.index).unwrap_or_default();
+                let from_taps = take_series(&mut tapped, entry.index);
                 let samples = entry.with_sink_samples(from_taps);
                 (entry, samples)
             })
@@ -142,16 +141,19 @@ impl Shared {
 
     /// The samples of `entry`.
     pub(crate) fn samples_of(&self, entry: &SeriesEntry) -> Vec<Sample> {
-        let from_taps = self
-            .tapped_samples(|series| series == entry.index)
-            .remove(&entry.index)
-            .unwrap_or_default();
+        let mut tapped = self.tapped_samples(|series| series == entry.index);
+        let from_taps = take_series(&mut tapped, entry.index);
         entry.with_sink_samples(from_taps)
     }
 
-    /// The taps' samples of the series `wanted` picks, by series index,
-    /// each in time order, then tap, then the tap's own order.
-    fn tapped_samples(&self, wanted: impl Fn(usize) -> bool) -> HashMap<usize, Vec<Sample>> {
+    /// The taps' samples of the series `wanted` picks, by series index
+    /// (none for the others), each in time order, then tap, then the tap's
+    /// own order.
+    ///
+    /// Records are grouped in a list indexed by series, not a map: series
+    /// are numbered from 0 as they are made, and a hash per record (SipHash
+    /// on the series) was a third of reading a large recording.
+    fn tapped_samples(&self, wanted: impl Fn(usize) -> bool) -> Vec<Vec<Sample>> {
         // Which series each tap feeds, to copy only the records wanted;
         // then the records; then the taps' labels: every label a record
         // uses was published before it was written. (A tap made after the
@@ -168,21 +170,23 @@ impl Shared {
                 .map(|tap| Encoder::with_labels(kind(tap.series), tap.labels.clone()))
                 .collect()
         };
-        let mut by_series: HashMap<usize, Vec<Record>> = HashMap::new();
+        let series_count = taps.iter().map(|tap| tap.series + 1).max().unwrap_or(0);
+        let mut by_series: Vec<Vec<Record>> = std::iter::repeat_with(Vec::new)
+            .take(series_count)
+            .collect();
         for record in records.into_iter().flatten() {
             if let Some(tap) = taps.get(tap_of(record.tag)) {
-                by_series.entry(tap.series).or_default().push(record);
+                by_series[tap.series].push(record);
             }
         }
         by_series
             .into_iter()
-            .map(|(series, mut records)| {
+            .map(|mut records| {
                 records.sort_unstable_by_key(|r| (r.raw.nanos, r.tag));
-                let samples = records
+                records
                     .into_iter()
                     .map(|r| decoders[tap_of(r.tag)].sample(r.raw))
-                    .collect();
-                (series, samples)
+                    .collect()
             })
             .collect()
     }
@@ -206,6 +210,15 @@ impl Drop for Shared {
         }
         self.spare.clear();
     }
+}
+
+/// The samples of series `index` in `tapped` (by series index), taken out;
+/// none if no tap of it was read.
+fn take_series(tapped: &mut [Vec<Sample>], index: usize) -> Vec<Sample> {
+    tapped
+        .get_mut(index)
+        .map(std::mem::take)
+        .unwrap_or_default()
 }
 
 /// The tap number in a record's tag.
@@ -242,6 +255,53 @@ mod tests {
         // the lane, now empty, and the reserve is gone.
         assert!(lane.records_where(|_| true).is_empty());
         assert!(spare.take().is_none());
+    }
+
+    #[test]
+    fn each_series_reads_its_own_taps_samples_in_time_order() {
+        use crate::recorder::SeriesEntry;
+        use crate::value::{Kind, Value};
+        let shared = Shared::new();
+        let series: Vec<_> = ["a", "b", "c"]
+            .into_iter()
+            .map(|name| shared.add_series(|i| SeriesEntry::new(name.into(), Kind::Int, i)))
+            .collect();
+        // Taps on the first and last series only, in the reverse order.
+        let last = shared.add_tap(2);
+        let first = shared.add_tap(0);
+        let mut writer = shared.new_lane();
+        let mut write = |tap: u32, count: u32, nanos: u64| {
+            let raw = Raw { nanos, bits: nanos };
+            writer.push(Record {
+                raw,
+                tag: tag(tap, count),
+            });
+        };
+        write(last, 0, 30);
+        write(first, 0, 20);
+        write(last, 1, 10);
+        write(first, 1, 40);
+        let values = |samples: Vec<crate::Sample>| -> Vec<(u64, Value)> {
+            samples
+                .iter()
+                .map(|s| (s.time.as_nanos(), s.value))
+                .collect()
+        };
+        let all: Vec<_> = shared
+            .all_series()
+            .into_iter()
+            .map(|(_, s)| values(s))
+            .collect();
+        assert_eq!(
+            all,
+            [
+                vec![(20, Value::Int(20)), (40, Value::Int(40))],
+                vec![],
+                vec![(10, Value::Int(10)), (30, Value::Int(30))],
+            ]
+        );
+        assert_eq!(values(shared.samples_of(&series[2])), all[2]);
+        assert!(shared.samples_of(&series[1]).is_empty());
     }
 
     #[test]
