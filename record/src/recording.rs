@@ -115,9 +115,16 @@ impl Recording {
             .collect()
     }
 
-    /// The series named `name`, if one was recorded.
+    /// The series named `name`, if one was recorded (the first made, if
+    /// two recorders share the name). Reads that series' samples only, not
+    /// every series'.
     pub fn get(&self, name: &str) -> Option<Series> {
-        self.series().into_iter().find(|s| s.name == name)
+        let entry = self.shared.entry_named(name)?;
+        Some(Series {
+            name: entry.name.clone(),
+            kind: entry.kind,
+            samples: self.shared.samples_of(&entry),
+        })
     }
 }
 

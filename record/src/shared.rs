@@ -124,6 +124,11 @@ impl Shared {
             .collect()
     }
 
+    /// The first series named `name`, if any.
+    pub(crate) fn entry_named(&self, name: &str) -> Option<std::sync::Arc<SeriesEntry>> {
+        lock(&self.entries).iter().find(|e| e.name == name).cloned()
+    }
+
     /// The number of samples of `entry`: its sink's, and its taps' records
     /// (counted, not decoded nor ordered).
     pub(crate) fn len_of(&self, entry: &SeriesEntry) -> usize {

@@ -327,6 +327,7 @@ fn a_recorder_fed_by_taps_and_a_sink_merges_them_by_time() {
         assert_eq!(recorder.len(), expected.len());
         let series = recording.get("three/all").unwrap();
         assert_eq!(points(&series.samples), expected);
+        assert!(recording.get("three/none").is_none());
     }
 }
 
