@@ -252,11 +252,6 @@ impl<T> Worker<T> {
         self.capacity - lock(&self.queue).occupied()
     }
 
-    /// True if nothing is left to pop (booked items do not count).
-    pub(crate) fn is_empty(&self) -> bool {
-        lock(&self.queue).items.is_empty()
-    }
-
     /// Appends `item`, or hands it back when full (booked items included).
     pub(crate) fn push(&self, item: T) -> Result<(), T> {
         let mut queue = lock(&self.queue);
