@@ -9,9 +9,8 @@
 //!
 //! `Arc` is here too, for what the executor shares between threads: loom
 //! must see the reference counts to know when a drop is synchronised.
-//! Under loom, `st3`'s queues and `diatomic-waker` are replaced by
-//! instrumented stand-ins (see `stand_in`), so that loom sees every
-//! hand-over between threads.
+//! Under loom, `st3`'s queues are replaced by an instrumented stand-in
+//! (see `stand_in`), so that loom sees every hand-over between threads.
 
 #[cfg_attr(not(feature = "save"), allow(dead_code))]
 mod gate;
@@ -30,12 +29,6 @@ pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
 
 #[cfg(causim_loom)]
 pub(crate) use loom::sync::{Arc, Mutex, MutexGuard};
-
-#[cfg(not(causim_loom))]
-pub(crate) use diatomic_waker::DiatomicWaker;
-
-#[cfg(causim_loom)]
-pub(crate) use stand_in::DiatomicWaker;
 
 /// The work-stealing run queues of the multi-threaded executor.
 pub(crate) mod work_queue {

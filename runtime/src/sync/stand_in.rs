@@ -1,21 +1,22 @@
-//! Loom-instrumented stand-ins for the two lock-free crates we build on.
+//! A loom-instrumented stand-in for the lock-free crate we build on.
 //!
-//! `st3` and `diatomic-waker` use `std` atomics, which loom cannot see: a
-//! value handed from one thread to another through them looks
-//! unsynchronised to loom, which then reports violations that cannot
-//! happen. Under `cfg(causim_loom)` these small lock-based versions, with
-//! the same API subset, take their place; both crates are checked with
-//! loom by their own authors. What the loom tests explore is this crate's
-//! own protocol on top of them.
+//! `st3` uses `std` atomics, which loom cannot see: a value handed from one
+//! thread to another through it looks unsynchronised to loom, which then
+//! reports violations that cannot happen. Under `cfg(causim_loom)` this
+//! small lock-based version, with the same API subset, takes its place;
+//! the crate is checked with loom by its own authors. What the loom tests
+//! explore is this crate's own protocol on top of it. (The channel's
+//! consumer waker, which once came from `diatomic-waker` and had a
+//! stand-in here, is now this crate's own code, built on `crate::sync`'s
+//! atomics: loom explores it as it ships.)
 //!
 //! A stand-in is only worth its name if it keeps what the real crate keeps
-//! and refuses what it refuses: a stand-in that drops a waker the real
-//! crate caches hid a reference cycle (and the leak of every mailbox on
-//! several threads) from loom. So each method below follows its original
-//! (`diatomic-waker` 0.2.3, `st3` 0.4.1), and its docs say where that
-//! matters: which wakers stay cached, the queue's power-of-two capacity,
-//! the items a steal or a drain holds in flight, and the `Busy` refusal
-//! while one is under way.
+//! and refuses what it refuses: a stand-in of the waker crate that dropped
+//! a waker the real crate cached once hid a reference cycle (and the leak
+//! of every mailbox on several threads) from loom. So each method below
+//! follows its original (`st3` 0.4.1), and its docs say where that
+//! matters: the queue's power-of-two capacity, the items a steal or a drain
+//! holds in flight, and the `Busy` refusal while one is under way.
 //!
 //! What a lock cannot keep is a weaker ordering: `st3` books the tasks a
 //! steal takes with an acquire-only exchange, so a worker that finds its
@@ -26,106 +27,9 @@
 //! several seeds (`executor::mt::tests`, `.ci/miri`).
 
 use std::collections::VecDeque;
-use std::task::Waker;
 
 use super::lock;
 use loom::sync::{Arc, Mutex};
-
-/// The state of a [`DiatomicWaker`]: the real crate's two waker slots and
-/// its `INDEX`, `UPDATE` and `REGISTERED` bits, under a lock instead of in
-/// one atomic word.
-#[derive(Debug, Default)]
-struct WakerSlots {
-    /// The two slots; both keep their waker until overwritten or dropped.
-    slots: [Option<Waker>; 2],
-    /// The slot of the current waker, the one `notify` wakes.
-    index: usize,
-    /// True when a newer waker waits in the other slot: the next `notify`
-    /// switches to it.
-    update: bool,
-    /// True while a waker is registered: `notify` wakes only then.
-    registered: bool,
-}
-
-/// Stand-in for `diatomic_waker::DiatomicWaker`.
-///
-/// As in the real crate, nothing but `register` (overwriting the slot not
-/// in use) and the drop of the whole value ever drops a waker: `notify`
-/// wakes by reference and `unregister` only clears the flag, so the last
-/// registered waker stays cached (up to two, while an update is pending).
-#[derive(Debug, Default)]
-pub(crate) struct DiatomicWaker {
-    /// The slots and flags.
-    state: Mutex<WakerSlots>,
-}
-
-impl DiatomicWaker {
-    /// No waker registered.
-    pub(crate) fn new() -> Self {
-        Self::default()
-    }
-
-    /// Wakes the registered waker, if any, and unregisters it (it stays
-    /// cached).
-    pub(crate) fn notify(&self) {
-        let mut state = lock(&self.state);
-        if !state.registered {
-            return;
-        }
-        // Taking the notifier lock switches to an updated waker.
-        if state.update {
-            state.index = 1 - state.index;
-            state.update = false;
-        }
-        state.registered = false;
-        if let Some(waker) = &state.slots[state.index] {
-            waker.wake_by_ref();
-        }
-    }
-
-    /// Registers `waker`: cloned into the slot not in use unless it wakes
-    /// the same task as the most recent one.
-    ///
-    /// # Safety
-    ///
-    /// None here; `unsafe` to match the real API (one registering thread
-    /// at a time).
-    pub(crate) unsafe fn register(&self, waker: &Waker) {
-        let replaced = {
-            let mut state = lock(&self.state);
-            let recent = if state.update {
-                1 - state.index
-            } else {
-                state.index
-            };
-            if state.slots[recent]
-                .as_ref()
-                .is_some_and(|w| w.will_wake(waker))
-            {
-                state.registered = true;
-                return;
-            }
-            let redundant = 1 - state.index;
-            let replaced = state.slots[redundant].replace(waker.clone());
-            state.update = true;
-            state.registered = true;
-            replaced
-        };
-        // Dropped outside the lock: it may be the last reference to a task.
-        drop(replaced);
-    }
-
-    /// Unregisters the waker: later notifications are ignored. The waker
-    /// is not dropped (the real crate caches it for the next `register`).
-    ///
-    /// # Safety
-    ///
-    /// None here; `unsafe` to match the real API (one registering thread
-    /// at a time).
-    pub(crate) unsafe fn unregister(&self) {
-        lock(&self.state).registered = false;
-    }
-}
 
 /// Stand-in for `st3::StealError`.
 #[derive(Debug)]

@@ -114,7 +114,7 @@ impl TaskWaker {
 
     /// This waker, once its task is spawned on a single-threaded executor
     /// (before that, or on the multi-threaded executor, a mailbox wakes
-    /// its consumer through its `DiatomicWaker`).
+    /// its consumer through its `ConsumerWaker`).
     #[inline]
     pub(crate) fn get(&self) -> Option<Registered<'_>> {
         // Acquire: pairs with the Release of `register`, so the id is set.

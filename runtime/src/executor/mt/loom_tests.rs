@@ -2,9 +2,10 @@
 //! exact step completion, and panics that neither hang nor leak a thread.
 //!
 //! Run with `RUSTFLAGS="--cfg causim_loom" cargo test -p causim --release
-//! --lib loom` (see the README). `st3`'s queues and `diatomic-waker` are
-//! not instrumented (their own loom suites check them): the interleavings
-//! explored are those of this crate's atomics, locks and parking.
+//! --lib loom` (see the README). `st3`'s queues are not instrumented (its
+//! own loom suite checks them; a stand-in takes their place): the
+//! interleavings explored are those of this crate's atomics, locks and
+//! parking, the mailbox's consumer waker included.
 
 use std::future::poll_fn;
 use std::task::{Poll, Waker};
@@ -310,8 +311,8 @@ fn spawn_producer(executor: &mut Executor, channel: &std::sync::Arc<Channel<u32>
 
 /// The cycle every model makes on several threads: its task holds its
 /// mailbox's channel (as its probe), and the channel keeps the waker the
-/// task registered last, which `diatomic-waker` caches even once
-/// unregistered. A task receives a message, parks on its empty mailbox,
+/// task registered for as long as the channel lives (see
+/// `mailbox/channel/consumer_waker.rs`). A task receives a message, parks on its empty mailbox,
 /// and the executor is dropped: loom fails the model if the task's `Arc`
 /// (and so the channel) is never freed.
 #[test]

@@ -250,7 +250,7 @@ impl Task {
     ///
     /// This breaks the cycle between a model's task and its mailbox: the
     /// probe is the mailbox's channel, and the channel keeps the waker it
-    /// last registered (`diatomic-waker` caches it even once unregistered),
+    /// registered for as long as the channel lives (`consumer_waker.rs`),
     /// which holds the task. Once the probe is gone, the channel is freed
     /// with its last address, and the waker, then the task, with it.
     ///
