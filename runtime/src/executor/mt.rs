@@ -582,8 +582,9 @@ impl Drop for Executor {
         drop(self.shared.drain_injected());
         // Futures hold wakers of tasks (their own, through their mailbox):
         // dropping them here breaks those cycles. Each mailbox's channel
-        // keeps the last waker its task registered, and the task keeps the
-        // channel as its probe: releasing the probe breaks that cycle too.
+        // keeps the waker its task registered for as long as it lives, and
+        // the task keeps the channel as its probe: releasing the probe
+        // breaks that cycle too.
         for task in self.tasks.drain(..) {
             // A task a stuck worker is polling keeps its future.
             let future = task.take_down();

@@ -17,7 +17,8 @@
 //! itself — plain loads and stores, no read-modify-write. A push from any
 //! other thread wakes the task through the executor's shared queue every
 //! time, whatever the flag says, so no wake-up is lost to a flag read
-//! without synchronisation. (The claim of a slot stays a compare-and-swap
+//! without synchronisation (it leaves the flag set, which the consumer
+//! clears after its pop). (The claim of a slot stays a compare-and-swap
 //! on every executor, which keeps the queue sound whoever pushes.)
 //!
 //! Producers hand in a *constructor* rather than a message
@@ -77,8 +78,9 @@ pub(crate) struct Channel<T> {
     local_consumer: TaskWaker,
     /// True while the consumer waits on an empty queue (written by the
     /// consumer, and by the producer that wakes it: on the single-threaded
-    /// executor with plain stores on its thread, on the multi-threaded one
-    /// with a swap on each side).
+    /// executor with plain stores on its thread, but for the consumer's
+    /// swap of a flag it finds still set after a pop; on the
+    /// multi-threaded one with a swap on each side).
     parked: AtomicBool,
     /// The bench the owning model was added to (`BenchId::to_raw`; 0 until
     /// then), for the cold check of a sender's bench (see `crate::bench`).
@@ -580,9 +582,9 @@ impl<T> Channel<T> {
     /// Bookkeeping after the consumer took `message`.
     #[inline]
     fn after_pop(&self, message: T) -> T {
-        // Cleared only if set (by this poll's last look, or on the
-        // single-threaded executor by a wake from another thread), and then
-        // with a swap: on the multi-threaded executor the mark is handed
+        // Cleared only if set (by this poll's last look, or, on the
+        // single-threaded executor, left set by a wake from another thread,
+        // which does not clear it), and then with a swap: on the multi-threaded executor the mark is handed
         // between the consumer and the producers by swaps, and a plain
         // store here could come after a producer's swap and before the
         // consumer's next one, which would then read this store instead of

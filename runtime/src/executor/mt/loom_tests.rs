@@ -312,9 +312,9 @@ fn spawn_producer(executor: &mut Executor, channel: &std::sync::Arc<Channel<u32>
 /// The cycle every model makes on several threads: its task holds its
 /// mailbox's channel (as its probe), and the channel keeps the waker the
 /// task registered for as long as the channel lives (see
-/// `mailbox/channel/consumer_waker.rs`). A task receives a message, parks on its empty mailbox,
-/// and the executor is dropped: loom fails the model if the task's `Arc`
-/// (and so the channel) is never freed.
+/// `mailbox/channel/consumer_waker.rs`). A task receives a message, parks
+/// on its empty mailbox, and the executor is dropped: loom fails the model
+/// if the task's `Arc` (and so the channel) is never freed.
 #[test]
 fn loom_executor_teardown_frees_a_task_its_mailbox_wakes() {
     every_interleaving(|| {

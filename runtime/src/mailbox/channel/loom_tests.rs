@@ -61,6 +61,43 @@ fn loom_channel_wakes_consumer_and_full_producer() {
     });
 }
 
+/// Two producers push into an empty mailbox while its consumer parks
+/// once, so that the swap of one of them may find the flag cleared by the
+/// other (whose wake-up then covers both): the consumer must get both
+/// messages. Three threads, bounded to two preemptions.
+#[test]
+fn loom_channel_two_producers_into_an_empty_mailbox_wake_its_consumer() {
+    crate::sync::loom_check(2, || {
+        let channel = channel(2);
+        let producers: Vec<_> = (0..2)
+            .map(|value| {
+                let channel = channel.clone();
+                thread::spawn(move || {
+                    let mut cx = Context::from_waker(std::task::Waker::noop());
+                    let pushed = channel.try_push_with(value, Some, &mut cx, None);
+                    assert_eq!(pushed, Ok(Pushed::Delivered));
+                })
+            })
+            .collect();
+        // One `block_on`, one waker, for both messages.
+        let mut received = Vec::new();
+        block_on(poll_fn(|cx| {
+            // SAFETY: the test's main thread is the only consumer.
+            while let Poll::Ready(value) = unsafe { channel.poll_pop(cx) } {
+                received.push(value);
+            }
+            if received.len() == 2 {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }));
+        producers.into_iter().for_each(|p| p.join().unwrap());
+        received.sort_unstable();
+        assert_eq!(received, [0, 1]);
+    });
+}
+
 /// Three threads: at two preemptions the model ran for minutes (at
 /// three, for more than eight), so it is bounded to one; the wake-up
 /// of a single waiting producer is checked at three preemptions by

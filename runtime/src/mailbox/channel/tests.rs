@@ -60,6 +60,41 @@ impl Counter {
     }
 }
 
+/// On the multi-threaded path (no single-threaded executor registered),
+/// a parked consumer is woken by the first push only; a consumer that is
+/// not parked is not woken; a waker that changes is the one woken.
+#[test]
+fn a_parked_consumer_is_woken_once_by_the_first_push() {
+    let channel = Channel::new(4);
+    channel.bind(Name::from("test"), crate::bench::BenchId::new(), 0);
+    let (counter, waker) = Counter::new();
+    let mut cx = Context::from_waker(&waker);
+    // SAFETY: the test is the only consumer.
+    let mut poll = || unsafe { channel.poll_pop(&mut cx) };
+    assert_eq!(poll(), Poll::Pending);
+    push(&channel, 1);
+    assert_eq!(counter.count(), 1, "woken by the first push");
+    push(&channel, 2);
+    assert_eq!(counter.count(), 1, "not parked any more");
+    assert_eq!(poll(), Poll::Ready(1));
+    assert_eq!(poll(), Poll::Ready(2));
+    push(&channel, 3);
+    assert_eq!(counter.count(), 1, "busy: not woken");
+    assert_eq!(poll(), Poll::Ready(3));
+    assert_eq!(poll(), Poll::Pending);
+    push(&channel, 4);
+    assert_eq!(counter.count(), 2, "parked again, woken again");
+    // Another waker registered by the next park is the one woken.
+    let (other, other_waker) = Counter::new();
+    let mut other_cx = Context::from_waker(&other_waker);
+    // SAFETY: as above.
+    let mut other_poll = || unsafe { channel.poll_pop(&mut other_cx) };
+    assert_eq!(other_poll(), Poll::Ready(4));
+    assert_eq!(other_poll(), Poll::Pending);
+    push(&channel, 5);
+    assert_eq!((counter.count(), other.count()), (2, 1));
+}
+
 /// Tries to push `value` with `waker`, holding `ticket`, and leaves the
 /// line once delivered, as the ports do.
 fn try_push<'a>(
