@@ -185,6 +185,7 @@ impl Task {
     /// # Safety
     ///
     /// As for [`with_future`](Task::with_future).
+    #[inline]
     pub(crate) unsafe fn file_waiting(&self, waiting: Option<Blocker>) {
         self.held.with_mut(|held| {
             // SAFETY: as for `with_future`: the caller holds the task.

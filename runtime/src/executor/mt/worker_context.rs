@@ -119,6 +119,7 @@ impl WorkerContext {
     /// threads is not specified, so this changes no promise; a streak is
     /// capped ([`NEXT_STREAK`]) so that a ping-pong does not keep the
     /// queue waiting.
+    #[inline]
     pub(crate) fn wake_here(&self, task: TaskRef) {
         if !self.polling.get() {
             return self.queue_unpolled(task);
