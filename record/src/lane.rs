@@ -156,6 +156,13 @@ impl Lane {
     /// they were written.
     pub(crate) fn records_where(&self, keep: impl Fn(u64) -> bool) -> Vec<Record> {
         let mut records = Vec::new();
+        self.for_each_where(keep, |record| records.push(record));
+        records
+    }
+
+    /// Hands `take` every record written so far whose tag `keep` accepts,
+    /// in the order written, without collecting them first.
+    pub(crate) fn for_each_where(&self, keep: impl Fn(u64) -> bool, mut take: impl FnMut(Record)) {
         let (chunks, at_end) = {
             let all = lock(&self.chunks);
             (all.chunks.clone(), all.at_end.clone())
@@ -174,14 +181,13 @@ impl Lane {
                 };
                 let tag = tag.load(Ordering::Relaxed);
                 if keep(tag) {
-                    records.push(Record { raw, tag });
+                    take(Record { raw, tag });
                 }
             }
         }
         // Samples at the end of time were written after every slot, all
         // of which this read saw (the mutex orders them).
-        records.extend(at_end.into_iter().filter(|r| keep(r.tag)));
-        records
+        at_end.into_iter().filter(|r| keep(r.tag)).for_each(take);
     }
 }
 

@@ -165,8 +165,19 @@ impl Shared {
         // first look is not read: the read is of the recording as it was.)
         let series = self.tap_series();
         let keep = |tag| series.get(tap_of(tag)).is_some_and(|&s| wanted(s));
+        // Each record goes straight to its series' list as the lanes are
+        // read (collected per lane first, every record was copied twice).
+        let series_count = series.iter().map(|&s| s + 1).max().unwrap_or(0);
+        let mut by_series: Vec<Vec<Record>> = std::iter::repeat_with(Vec::new)
+            .take(series_count)
+            .collect();
         let lanes = lock(&self.lanes).clone();
-        let records: Vec<Vec<Record>> = lanes.iter().map(|l| l.records_where(keep)).collect();
+        for lane in &lanes {
+            lane.for_each_where(keep, |record| {
+                // `keep` accepted it: its tap is in `series`.
+                by_series[series[tap_of(record.tag)]].push(record);
+            });
+        }
         let taps = lock(&self.taps).clone();
         let decoders: Vec<Encoder> = {
             let entries = lock(&self.entries);
@@ -175,15 +186,6 @@ impl Shared {
                 .map(|tap| Encoder::with_labels(kind(tap.series), tap.labels.clone()))
                 .collect()
         };
-        let series_count = taps.iter().map(|tap| tap.series + 1).max().unwrap_or(0);
-        let mut by_series: Vec<Vec<Record>> = std::iter::repeat_with(Vec::new)
-            .take(series_count)
-            .collect();
-        for record in records.into_iter().flatten() {
-            if let Some(tap) = taps.get(tap_of(record.tag)) {
-                by_series[tap.series].push(record);
-            }
-        }
         by_series
             .into_iter()
             .map(|mut records| {
