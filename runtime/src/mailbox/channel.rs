@@ -487,7 +487,7 @@ impl<T> Channel<T> {
             // push wakes us again: tell it we are idle, so that it does
             // not have to ask after the run.
             self.local_consumer.note_parked();
-            return self.park(true);
+            return self.park_local();
         }
         // SAFETY: forwarded from the caller: we are the only consumer.
         unsafe { self.park_remote(cx) }
@@ -520,7 +520,10 @@ impl<T> Channel<T> {
         // The executor lists a task whose poll ends otherwise as one that
         // may be stuck (see `poll_report`).
         poll_report::note_parked();
-        self.park(false)
+        // Every slot is free: enough producers must be on their way to
+        // fill them (the mark is set already, before the last look).
+        self.producers.top_up(|| self.queue.capacity());
+        Poll::Pending
     }
 
     /// The oldest message of the overflow, once every message of the
@@ -548,23 +551,14 @@ impl<T> Channel<T> {
         self.overflow.pop(|| self.queue.release())
     }
 
-    /// Waits on the empty queue. `local` says whether the consumer runs on
-    /// the single-threaded executor, which the caller has told already
-    /// (each call site passes a constant, so asking again costs nothing).
+    /// Waits on the empty queue, on the single-threaded executor.
     #[inline(always)]
-    fn park<M>(&self, local: bool) -> Poll<M> {
+    fn park_local<M>(&self) -> Poll<M> {
         // Every slot is free: enough producers must be on their way to
-        // fill them (on the single-threaded executor, this covers slots
-        // freed before a producer on another thread could be seen; see the
-        // `wait_list` module docs).
-        let capacity = || self.queue.capacity();
-        if local {
-            self.producers.top_up_local(capacity);
-            self.parked.store(true, Ordering::Release);
-        } else {
-            // Marked already, before the last look.
-            self.producers.top_up(capacity);
-        }
+        // fill them (this covers slots freed before a producer on another
+        // thread could be seen; see the `wait_list` module docs).
+        self.producers.top_up_local(|| self.queue.capacity());
+        self.parked.store(true, Ordering::Release);
         Poll::Pending
     }
 
@@ -584,8 +578,9 @@ impl<T> Channel<T> {
     fn after_pop(&self, message: T) -> T {
         // Cleared only if set (by this poll's last look, or, on the
         // single-threaded executor, left set by a wake from another thread,
-        // which does not clear it), and then with a swap: on the multi-threaded executor the mark is handed
-        // between the consumer and the producers by swaps, and a plain
+        // which does not clear it), and then with a swap: on the
+        // multi-threaded executor the mark is handed between the consumer
+        // and the producers by swaps, and a plain
         // store here could come after a producer's swap and before the
         // consumer's next one, which would then read this store instead of
         // the producer's and could miss its message (loom found it).
