@@ -22,6 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use super::error::RestoreError;
 
+mod records;
+
 /// What every snapshot starts with.
 const MAGIC: &[u8; 16] = b"causim snapshot\n";
 
@@ -52,12 +54,10 @@ pub(crate) struct Body<'a> {
 }
 
 /// A saved bench as it is written: [`Body`]'s fields, with its models and
-/// events made one by one as they are encoded (postcard writes a sequence
-/// as its length and its items, whatever holds them), not collected into
-/// vectors first — at 10⁶ models and events those vectors were over 100 MB
-/// written once and read once.
-#[derive(Serialize)]
-#[serde(bound = "Seq<M>: Serialize, Seq<E>: Serialize")]
+/// events made one by one as they are written (a sequence is its length
+/// and its items, whatever holds them), not collected into vectors first —
+/// at 10⁶ models and events those vectors were over 100 MB written once and
+/// read once.
 pub(crate) struct SavedBody<'a, M, E> {
     /// As in [`Body`].
     pub(crate) time: u64,
@@ -66,23 +66,9 @@ pub(crate) struct SavedBody<'a, M, E> {
     /// As in [`Body`].
     pub(crate) types: &'a [TypeRecord<'a>],
     /// [`ModelRecord`]s.
-    pub(crate) models: Seq<M>,
+    pub(crate) models: M,
     /// [`EventRecord`]s.
-    pub(crate) events: Seq<E>,
-}
-
-/// A sequence written from an iterator, made again (cloned) each time it is
-/// written.
-pub(crate) struct Seq<I>(pub(crate) I);
-
-impl<I> Serialize for Seq<I>
-where
-    I: ExactSizeIterator + Clone,
-    I::Item: Serialize,
-{
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.clone())
-    }
+    pub(crate) events: E,
 }
 
 /// A model type.
@@ -167,20 +153,23 @@ impl<'de: 'a, 'a> Deserialize<'de> for Bytes<'a> {
 }
 
 /// The snapshot of `body`, whose models and events are written in
-/// `estimate` bytes or about.
-pub(crate) fn encode<M, E>(
-    body: &SavedBody<'_, M, E>,
+/// `estimate` bytes or about: postcard's encoding of the [`Body`] it
+/// lists, its records written by `records.rs`.
+pub(crate) fn encode<'a, M, E>(
+    body: SavedBody<'_, M, E>,
     estimate: usize,
 ) -> Result<Vec<u8>, postcard::Error>
 where
-    Seq<M>: Serialize,
-    Seq<E>: Serialize,
+    M: ExactSizeIterator<Item = ModelRecord<'a>>,
+    E: ExactSizeIterator<Item = EventRecord<'a>>,
 {
     let mut bytes = Vec::with_capacity(HEADER + 64 + estimate);
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&FORMAT.to_le_bytes());
     bytes.extend_from_slice(&0u64.to_le_bytes());
-    super::append::append(body, &mut bytes)?;
+    super::append::append(&(body.time, body.bench_seq, body.types), &mut bytes)?;
+    records::write_seq(&mut bytes, body.models, ModelRecord::write);
+    records::write_seq(&mut bytes, body.events, EventRecord::write);
     let length = (bytes.len() - HEADER) as u64;
     bytes[HEADER - 8..HEADER].copy_from_slice(&length.to_le_bytes());
     let checksum = crc32fast::hash(&bytes[HEADER..]);
@@ -282,10 +271,10 @@ mod tests {
             time: 9,
             bench_seq: 4,
             types: &types,
-            models: Seq(models.iter().map(|m| ModelRecord { ..*m })),
-            events: Seq(events.iter().map(|e| EventRecord { ..*e })),
+            models: models.iter().map(|m| ModelRecord { ..*m }),
+            events: events.iter().map(|e| EventRecord { ..*e }),
         };
-        let bytes = encode(&saved, 0).unwrap();
+        let bytes = encode(saved, 0).unwrap();
         let body = decode(&bytes).unwrap();
         assert_eq!((body.time, body.bench_seq), (9, 4));
         assert_eq!(body.types[0].fields, ["level", "mark"]);

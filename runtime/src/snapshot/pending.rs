@@ -2,18 +2,21 @@
 //! queue order, written as records.
 //!
 //! The event list is taken out of the schedule whole for the length of the
-//! save and put back after ([`TakenEvents`]): the payloads' `Serialize`
-//! impls are user code, not run under the schedule's lock. Its buckets are
-//! sorted where they lie and read in order, which is the queue order,
-//! `(time, origin, seq)`, so that the same bench saves the same bytes
-//! whatever its queue's layout.
+//! save and put back after, unchanged ([`TakenEvents`]): the payloads'
+//! `Serialize` impls are user code, not run under the schedule's lock. Its
+//! events are listed in queue order, `(time, origin, seq)`, so that the
+//! same bench saves the same bytes whatever its queue's layout (see
+//! `queue_order.rs`).
 //!
 //! A record is made only as the snapshot is encoded, from the entry, which
 //! stays in the taken list, and from what the save found out about it (its
 //! input, period, payload, key's number and recipient's place, 40 bytes).
 //! The recipient's place is the one its mailbox was bound to when the
 //! model was added (`mailbox/channel.rs`, `Binding`): read through the
-//! event's address, its line loaded a few events ahead. The earlier way,
+//! event's address. The entries, their actions and the recipients'
+//! mailboxes lie wherever they were allocated: each is loaded a few events
+//! before it is read (the entry sixteen events ahead, its action eight,
+//! its recipient's mailbox four), so that their misses overlap. The earlier way,
 //! sorting the events and the models by mailbox address and walking the
 //! two lists side by side, was a sixth of a save of 10⁶ models with 10⁶
 //! events.
@@ -26,7 +29,7 @@ use std::sync::Arc;
 use super::error::SaveError;
 use super::format::{Bytes, EventRecord};
 use super::keys::{self, SaveKeys};
-use super::queue_order::sort_in_queue_order;
+use super::queue_order::{InQueueOrder, Placed};
 use crate::bench::BenchId;
 use crate::executor::panic_message;
 use crate::prefetch::prefetch;
@@ -37,9 +40,10 @@ use crate::simulation::Simulation;
 /// Bytes of payload per pending event to reserve room for.
 const PAYLOAD_ESTIMATE: usize = 8;
 
-/// How many events ahead the saving loop prefetches an event's action;
-/// half as many, once the action is loaded, its recipient's binding.
-const PREFETCH_AHEAD: usize = 8;
+/// How many events ahead the saving loop prefetches an event's entry;
+/// half as many, once the entry is loaded, its action; a quarter, once
+/// the action is loaded, its recipient's binding.
+const PREFETCH_AHEAD: usize = 16;
 
 /// The event list, out of the schedule while a save reads it; put back
 /// when this is dropped, whatever the save's outcome.
@@ -55,29 +59,24 @@ pub(super) struct TakenEvents {
 impl TakenEvents {
     /// Takes `simulation`'s pending events, staged or queued (the events
     /// staged by the models the calling thread polled are reached on the
-    /// driving thread only, hence `drive`), drops the cancelled ones (as a
-    /// compaction would, outside the lock: an event's drop may release a
-    /// mailbox) and sorts each of the list's buckets. The list is held by
-    /// the guard first, so that a panicking drop loses no event.
+    /// driving thread only, hence `drive`).
     pub(super) fn take(simulation: &Simulation) -> Self {
         let _driving = simulation.drive();
         let core = simulation.core().clone();
         let bench = core.bench;
-        let mut taken = TakenEvents {
+        TakenEvents {
             queue: Some(core.take_pending()),
             core,
             bench,
-        };
-        if let Some(queue) = &mut taken.queue {
-            queue.retain(|entry| !entry.is_cancelled());
-            queue.sort_each_bucket(|bucket| sort_in_queue_order(bucket, |entry| entry.order));
         }
-        taken
     }
 
-    /// The events, in queue order.
-    fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.queue.iter().flat_map(RadixQueue::entries)
+    /// The events that are not cancelled, in queue order.
+    fn in_queue_order(&self) -> InQueueOrder<'_> {
+        match &self.queue {
+            Some(queue) => InQueueOrder::list(queue.buckets(), queue.len()),
+            None => InQueueOrder::default(),
+        }
     }
 }
 
@@ -110,7 +109,7 @@ struct Saved {
 /// keys.
 pub(super) struct PendingEvents<'t> {
     /// The events, in queue order.
-    live: Vec<&'t Entry>,
+    live: InQueueOrder<'t>,
     /// What was found out about each.
     saved: Vec<Saved>,
     /// The payloads, one after the other.
@@ -121,21 +120,22 @@ pub(super) struct PendingEvents<'t> {
 
 impl PendingEvents<'_> {
     /// The records, made one by one.
-    pub(super) fn records(&self) -> impl ExactSizeIterator<Item = EventRecord<'_>> + Clone {
-        (0..self.live.len()).map(|i| self.record(i))
+    pub(super) fn records(&self) -> impl ExactSizeIterator<Item = EventRecord<'_>> {
+        (0..self.saved.len()).map(|i| self.record(i))
     }
 
     /// The record of event `i`.
     #[inline]
     fn record(&self, i: usize) -> EventRecord<'_> {
-        let (entry, saved) = (self.live[i], self.saved[i]);
+        let (time, saved) = (self.live.placed[i].time, self.saved[i]);
+        let (origin, seq) = self.live.origin_and_seq(i);
         let start = i
             .checked_sub(1)
             .map_or(0, |before| self.saved[before].payload_end);
         EventRecord {
-            time: entry.order.time.as_nanos(),
-            origin: entry.order.origin,
-            seq: entry.order.seq,
+            time,
+            origin,
+            seq,
             model: saved.model,
             port: saved.port,
             period: (saved.period != 0).then_some(saved.period),
@@ -163,29 +163,32 @@ pub(super) fn pending_events(
     taken: &TakenEvents,
     models: usize,
 ) -> Result<PendingEvents<'_>, SaveError> {
-    let live: Vec<&Entry> = taken.entries().collect();
-    let (keys, numbers) = numbered_keys(&live)?;
+    let live = taken.in_queue_order();
+    let (keys, numbers) = numbered_keys(&live.placed)?;
     let keys = Arc::new(keys);
-    let mut saved = Vec::with_capacity(live.len());
-    let mut payloads = Vec::with_capacity(live.len() * PAYLOAD_ESTIMATE);
+    let mut saved = Vec::with_capacity(live.placed.len());
+    let mut payloads = Vec::with_capacity(live.placed.len() * PAYLOAD_ESTIMATE);
     let recipients = Recipients {
         bench: taken.bench,
         models,
     };
     keys::saving(&keys, || {
-        for (i, (entry, key)) in live.iter().zip(numbers).enumerate() {
-            // The actions lie wherever they were allocated, and the
-            // recipients' mailboxes wherever the models' were: start
-            // loading an action a few events ahead, and its recipient's
-            // mailbox once it is loaded, so that their loads overlap this
-            // event's work (they were most of a large save's time).
-            if let Some(ahead) = live.get(i + PREFETCH_AHEAD) {
-                prefetch(&*ahead.action);
+        let placed = &live.placed;
+        for (i, (event, key)) in placed.iter().zip(numbers).enumerate() {
+            // Start loading an entry, its action and its recipient's
+            // mailbox a few events ahead, each once the one before it is
+            // loaded, so that their misses overlap this event's work (they
+            // were most of a large save's time).
+            if let Some(ahead) = placed.get(i + PREFETCH_AHEAD) {
+                prefetch(ahead.entry);
             }
-            if let Some(ahead) = live.get(i + PREFETCH_AHEAD / 2) {
-                ahead.action.prefetch_recipient();
+            if let Some(ahead) = placed.get(i + PREFETCH_AHEAD / 2) {
+                prefetch(&*ahead.entry.action);
             }
-            let event = saved_event(entry, &mut payloads, &recipients)?;
+            if let Some(ahead) = placed.get(i + PREFETCH_AHEAD / 4) {
+                ahead.entry.action.prefetch_recipient();
+            }
+            let event = saved_event(event.entry, &mut payloads, &recipients)?;
             saved.push(Saved { key, ..event });
         }
         Ok(())
@@ -223,10 +226,14 @@ impl Recipients {
 
 /// The keys of the `live` events, numbered in their order, and each
 /// event's key's number (0 if it has none).
-fn numbered_keys(live: &[&Entry]) -> Result<(SaveKeys, Vec<u32>), SaveError> {
+fn numbered_keys(live: &[Placed<'_>]) -> Result<(SaveKeys, Vec<u32>), SaveError> {
     let mut keys = SaveKeys::default();
     let mut numbers = Vec::with_capacity(live.len());
-    for entry in live {
+    for (i, Placed { entry, .. }) in live.iter().enumerate() {
+        // The entries lie out of order: load each a few events ahead.
+        if let Some(ahead) = live.get(i + PREFETCH_AHEAD) {
+            prefetch(ahead.entry);
+        }
         let number = match &entry.key {
             None => 0,
             Some(key) => keys.insert(key).ok_or_else(|| SaveError::Event {

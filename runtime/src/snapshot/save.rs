@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::error::SaveError;
 use super::fingerprint::fingerprints;
-use super::format::{self, Bytes, ModelRecord, SavedBody, Seq, TypeRecord};
+use super::format::{self, Bytes, ModelRecord, SavedBody, TypeRecord};
 use super::handle::ModelHandle;
 use super::keys::{self, SaveKeys};
 use super::pending::{pending_events, TakenEvents};
@@ -140,10 +140,10 @@ impl Simulation {
             time: self.time().as_nanos(),
             bench_seq: self.core().bench_seq(),
             types: &types,
-            models: Seq(models),
-            events: Seq(events.records()),
+            models,
+            events: events.records(),
         };
-        format::encode(&body, estimate).map_err(|error| SaveError::Io(error.to_string()))
+        format::encode(body, estimate).map_err(|error| SaveError::Io(error.to_string()))
     }
 }
 

@@ -341,21 +341,6 @@ impl RadixQueue {
             .chain(&self.buckets[bucket])
     }
 
-    /// Moves the events of `bucket`'s full blocks into the block being
-    /// filled, so that the bucket is one slice, and hands the emptied
-    /// blocks to the pool.
-    #[cfg(feature = "save")]
-    #[cold]
-    fn gather(&mut self, bucket: usize) {
-        let mut full = self.take_full(bucket);
-        let filling = &mut self.buckets[bucket];
-        filling.reserve(full.iter().map(Vec::len).sum());
-        while let Some(mut block) = full.pop() {
-            filling.append(&mut block.entries);
-            self.free_blocks.push(block);
-        }
-    }
-
     /// Finds the earliest event of `bucket` again, after some were
     /// dropped; marks the bucket empty if none is left.
     fn recompute_earliest(&mut self, bucket: usize) {
@@ -590,29 +575,19 @@ impl RadixQueue {
         due.len() > before
     }
 
-    /// Sorts the events of each bucket with `sort`. Every event of a
-    /// bucket is earlier than every event of a later one, so if `sort`
-    /// orders a bucket by key, [`entries`](RadixQueue::entries) then reads
-    /// the whole queue in key order: a sort of each bucket where it lies,
-    /// rather than of all the events taken out (with times spread evenly,
-    /// the largest buckets hold about a sixteenth of the queue each).
-    #[cfg(feature = "save")]
-    pub(crate) fn sort_each_bucket(&mut self, mut sort: impl FnMut(&mut [Entry])) {
-        for bucket in 0..BUCKETS {
-            if self.is_spilled(bucket) {
-                self.gather(bucket);
-            }
-            if self.buckets[bucket].len() > 1 {
-                sort(&mut self.buckets[bucket]);
-                self.recompute_earliest(bucket);
-            }
-        }
+    /// The queued events, bucket by bucket: every event of a bucket is
+    /// earlier than every event of a later one, so sorting each bucket's
+    /// events by key sorts them all (with times spread evenly, the largest
+    /// buckets hold about a sixteenth of the queue each).
+    #[cfg(any(feature = "save", test))]
+    pub(crate) fn buckets(&self) -> impl Iterator<Item = impl Iterator<Item = &Entry>> {
+        (0..BUCKETS).map(|bucket| self.bucket_entries(bucket))
     }
 
     /// Every queued event, bucket by bucket.
-    #[cfg(any(feature = "save", test))]
+    #[cfg(test)]
     pub(crate) fn entries(&self) -> impl Iterator<Item = &Entry> {
-        (0..BUCKETS).flat_map(|bucket| self.bucket_entries(bucket))
+        self.buckets().flatten()
     }
 
     /// Adds every event of `other`.
