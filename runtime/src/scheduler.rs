@@ -319,17 +319,14 @@ impl SchedulerCore {
         self.lock_heap().put_back_all(queue);
     }
 
-    /// Queues restored events, whose times are not before the clock.
+    /// Queues the restored events of `queue`, whose times are not before
+    /// the clock.
     #[cfg(feature = "save")]
-    pub(crate) fn restore_entries(&self, entries: Vec<Entry>) {
-        let now = self.time();
-        if entries.iter().any(|entry| entry.order.time == now) {
+    pub(crate) fn restore_pending(&self, queue: RadixQueue) {
+        if queue.peek_time() == Some(self.time().as_nanos()) {
             self.zero_delay.store(true, Ordering::Relaxed);
         }
-        let mut heap = self.lock_heap();
-        for entry in entries {
-            heap.push(entry);
-        }
+        self.lock_heap().put_back_all(queue);
     }
 
     /// Asks the simulation to stop after the current time step.

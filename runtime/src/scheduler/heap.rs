@@ -170,9 +170,9 @@ impl EventHeap {
         std::mem::take(&mut self.queue)
     }
 
-    /// Queues again the events [`take_all`](EventHeap::take_all) took,
-    /// with those queued since. The taken queue is kept whole (a save
-    /// looks at it in place), its cancelled entries already dropped.
+    /// Queues again the events [`take_all`](EventHeap::take_all) took (or
+    /// a restore's), with those queued since. The taken queue is kept
+    /// whole: a save reads it in place.
     #[cfg(feature = "save")]
     pub(crate) fn put_back_all(&mut self, mut queue: RadixQueue) {
         queue.append(std::mem::take(&mut self.queue));

@@ -22,7 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use super::error::RestoreError;
 
+mod read;
 mod records;
+
+pub(crate) use read::EventRecords;
 
 /// What every snapshot starts with.
 const MAGIC: &[u8; 16] = b"causim snapshot\n";
@@ -33,27 +36,36 @@ pub(crate) const FORMAT: u32 = 1;
 /// The bytes before the body.
 const HEADER: usize = 16 + 4 + 8;
 
-/// A saved bench. Its strings and byte strings borrow: from the bench
-/// and the models' saved states when saving, from the snapshot's bytes
-/// when restoring (no allocation per model or event for them).
-#[derive(Debug, Serialize, Deserialize)]
+/// A saved bench, as a restore reads it. Its strings and byte strings
+/// borrow from the snapshot's bytes (no allocation per model or event for
+/// them); its pending events are read where they lie.
+#[derive(Debug)]
 pub(crate) struct Body<'a> {
     /// The simulation time, in nanoseconds.
     pub(crate) time: u64,
     /// The bench origin's next sequence number.
     pub(crate) bench_seq: u64,
     /// The model types, each once.
-    #[serde(borrow)]
     pub(crate) types: Vec<TypeRecord<'a>>,
     /// The models, in the order they were added.
-    #[serde(borrow)]
     pub(crate) models: Vec<ModelRecord<'a>>,
     /// The pending events that were not cancelled, in queue order.
-    #[serde(borrow)]
-    pub(crate) events: Vec<EventRecord<'a>>,
+    pub(crate) events: EventRecords<'a>,
 }
 
-/// A saved bench as it is written: [`Body`]'s fields, with its models and
+/// What a body starts with, read by postcard.
+#[derive(Deserialize)]
+struct Head<'a> {
+    /// As in [`Body`].
+    time: u64,
+    /// As in [`Body`].
+    bench_seq: u64,
+    /// As in [`Body`].
+    #[serde(borrow)]
+    types: Vec<TypeRecord<'a>>,
+}
+
+/// A saved bench as it is written: a [`Body`]'s fields, with its models and
 /// events made one by one as they are written (a sequence is its length
 /// and its items, whatever holds them), not collected into vectors first —
 /// at 10⁶ models and events those vectors were over 100 MB written once and
@@ -84,7 +96,7 @@ pub(crate) struct TypeRecord<'a> {
 }
 
 /// A model.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize)]
 pub(crate) struct ModelRecord<'a> {
     /// Its path.
     pub(crate) path: &'a str,
@@ -95,12 +107,11 @@ pub(crate) struct ModelRecord<'a> {
     /// A checksum of its outgoing connections (see `fingerprint.rs`).
     pub(crate) connections: u32,
     /// Its state, as its type's `save` hook wrote it.
-    #[serde(borrow)]
     pub(crate) state: Bytes<'a>,
 }
 
 /// A pending event.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize)]
 pub(crate) struct EventRecord<'a> {
     /// When it is due, in nanoseconds.
     pub(crate) time: u64,
@@ -117,38 +128,16 @@ pub(crate) struct EventRecord<'a> {
     /// Its key's number (see `keys.rs`), 0 if it has none.
     pub(crate) key: u32,
     /// Its payload.
-    #[serde(borrow)]
     pub(crate) payload: Bytes<'a>,
 }
 
-/// A byte string, written whole (serde writes a `[u8]` byte by byte) and
-/// read without a copy.
+/// A byte string, written whole (serde writes a `[u8]` byte by byte).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Bytes<'a>(pub(crate) &'a [u8]);
 
 impl Serialize for Bytes<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_bytes(self.0)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Bytes<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        /// Accepts borrowed bytes only: the snapshot is in memory.
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = Bytes<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a byte string")
-            }
-            fn visit_borrowed_bytes<E: serde::de::Error>(
-                self,
-                bytes: &'de [u8],
-            ) -> Result<Self::Value, E> {
-                Ok(Bytes(bytes))
-            }
-        }
-        deserializer.deserialize_bytes(Visitor)
     }
 }
 
@@ -205,14 +194,42 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Body<'_>, RestoreError> {
     if crc32fast::hash(body) != checksum {
         return Err(RestoreError::Corrupted);
     }
-    match postcard::take_from_bytes(body) {
-        Ok((body, [])) => Ok(body),
-        Ok((_, rest)) => Err(RestoreError::Malformed(format!(
-            "{} bytes left after the body",
-            rest.len()
-        ))),
-        Err(error) => Err(RestoreError::Malformed(error.to_string())),
+    decode_body(body).map_err(RestoreError::Malformed)
+}
+
+/// The body `bytes`, read whole: its head by postcard, its records by
+/// `read.rs`.
+fn decode_body(bytes: &[u8]) -> Result<Body<'_>, String> {
+    let (head, rest) = postcard::take_from_bytes::<Head<'_>>(bytes).map_err(|e| e.to_string())?;
+    let mut reader = read::Reader::new(rest);
+    let count = reader
+        .length()
+        .map_err(|error| format!("the number of models: {error}"))?;
+    // Each record takes five bytes at least: a count that the bytes left
+    // cannot hold reserves no more than they can.
+    let mut models = Vec::with_capacity(count.min(reader.left() / 5));
+    for index in 0..count {
+        let model = reader
+            .model()
+            .map_err(|error| format!("model {index}: {error}"))?;
+        models.push(model);
     }
+    let events = EventRecords::read(&mut reader)?;
+    if reader.left() > 0 {
+        return Err(format!("{} bytes left after the body", reader.left()));
+    }
+    let Head {
+        time,
+        bench_seq,
+        types,
+    } = head;
+    Ok(Body {
+        time,
+        bench_seq,
+        types,
+        models,
+        events,
+    })
 }
 
 /// The little-endian u32 at `at`, if the bytes reach that far.
@@ -283,15 +300,14 @@ mod tests {
             (body.models[1].path, body.models[0].state.0),
             ("b/c", &b"\x01\x02"[..])
         );
+        let read: Vec<EventRecord<'_>> = body.events.iter().map(Result::unwrap).collect();
+        assert_eq!((read[0].port, read[0].payload.0), ("set", &b"\x2a"[..]));
+        // The bytes postcard writes for the body's fields.
+        let whole = (9u64, 4u64, &types, &models[..], &events[..]);
         assert_eq!(
-            (body.events[0].port, body.events[0].payload.0),
-            ("set", &b"\x2a"[..])
-        );
-        let whole = postcard::to_allocvec(&body).unwrap();
-        assert_eq!(
-            whole,
+            postcard::to_allocvec(&whole).unwrap(),
             bytes[HEADER..bytes.len() - 4],
-            "the same bytes as `Body`'s"
+            "the same bytes as postcard's"
         );
     }
 }

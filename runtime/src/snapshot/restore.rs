@@ -19,7 +19,7 @@ use super::handle::ModelHandle;
 use super::keys::{self, RestoreKeys};
 use super::{Registered, Registry};
 use crate::prefetch::prefetch;
-use crate::scheduler::heap::Entry;
+use crate::scheduler::heap::RadixQueue;
 use crate::scheduler::{entry, EventKey};
 use crate::simulation::{SimInit, Simulation};
 use crate::time::SimTime;
@@ -49,7 +49,7 @@ impl SimInit {
         let mut registry = std::mem::take(&mut self.saveable);
         let handles = matched_handles(&registry, &body)?;
         let connections = checked_connections(&self, &registry, &body)?;
-        let (entries, keys) = restored_events(&registry, &handles, &body)?;
+        let (events, keys) = restored_events(&registry, &handles, &body)?;
         // The states, read back into the models' cells before any task
         // runs.
         restore_states(&registry, &handles, &body.models, &keys)?;
@@ -61,7 +61,7 @@ impl SimInit {
         let mut simulation = self
             .start(SimTime::from_nanos(body.time))
             .map_err(RestoreError::Simulation)?;
-        core.restore_entries(entries);
+        core.restore_pending(events);
         core.set_bench_seq(body.bench_seq);
         drop(handles);
         // Checked equal to the saved ones: the next save reuses them.
@@ -215,17 +215,22 @@ fn checked_connections(
 }
 
 /// The saved pending events, each checked against its recipient's inputs,
+/// in an event list of their own (handed whole to the schedule once the
+/// bench starts: a list of entries first, then each moved into the
+/// schedule's, was a pass over 48 MB of fresh memory more at 10⁶ events),
 /// and the keys made for them (all of them before any payload is read: a
 /// payload may hold a key).
 fn restored_events(
     registry: &Registry,
     handles: &[&dyn ModelHandle],
     body: &Body<'_>,
-) -> Result<(Vec<Entry>, Arc<RestoreKeys>), RestoreError> {
+) -> Result<(RadixQueue, Arc<RestoreKeys>), RestoreError> {
     let origins = registry.models.len() as u64;
     let mut keys = RestoreKeys::default();
     let mut event_keys = Vec::with_capacity(body.events.len());
-    for record in &body.events {
+    let mut recipients = Vec::with_capacity(body.events.len());
+    for record in body.events.iter() {
+        let record = record.map_err(malformed)?;
         if record.time < body.time || u64::from(record.origin) > origins {
             return Err(malformed(format!(
                 "a pending event at {} ns from origin {} (the snapshot is at {} ns, with {origins} models)",
@@ -239,17 +244,19 @@ fn restored_events(
             })?),
         };
         event_keys.push(key);
+        recipients.push(record.model);
     }
     let keys = Arc::new(keys);
-    let entries = keys::restoring(&keys, || {
-        let mut entries = Vec::with_capacity(body.events.len());
+    let events = keys::restoring(&keys, || {
+        let mut events = RadixQueue::default();
         for (i, (record, key)) in body.events.iter().zip(event_keys).enumerate() {
-            prefetch_recipients(handles, &body.events, i);
-            entries.push(restored_event(registry, handles, record, key)?);
+            prefetch_recipients(handles, &recipients, i);
+            let record = record.map_err(malformed)?;
+            events.push(restored_event(registry, handles, &record, key)?);
         }
-        Ok(entries)
+        Ok(events)
     })?;
-    Ok((entries, keys))
+    Ok((events, keys))
 }
 
 /// One saved pending event, with its key, checked against its recipient's
@@ -259,7 +266,7 @@ fn restored_event(
     handles: &[&dyn ModelHandle],
     record: &EventRecord<'_>,
     key: Option<EventKey>,
-) -> Result<Entry, RestoreError> {
+) -> Result<crate::scheduler::heap::Entry, RestoreError> {
     let index = record.model as usize;
     let handle = handles
         .get(index)
@@ -291,10 +298,10 @@ const PREFETCH_AHEAD: usize = 16;
 /// whose reference count each restored event takes. The recipients are
 /// wherever the bench's models are; with many models and events for
 /// random ones, these loads were most of a restore's time per event.
-fn prefetch_recipients(handles: &[&dyn ModelHandle], events: &[EventRecord<'_>], i: usize) {
+fn prefetch_recipients(handles: &[&dyn ModelHandle], recipients: &[u32], i: usize) {
     let recipient = |ahead: usize| {
-        let record = events.get(i + ahead)?;
-        handles.get(record.model as usize).copied()
+        let model = recipients.get(i + ahead)?;
+        handles.get(*model as usize).copied()
     };
     if let Some(handle) = recipient(PREFETCH_AHEAD) {
         prefetch(handle as *const dyn ModelHandle);
