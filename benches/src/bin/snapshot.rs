@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p causim-benches --bin snapshot -- [--runs N] [--threads N] [--max-models N]
-//!     [--models N --events N [--links N]]
+//!     [--models N --events N [--links N]] [--from-reader]
 //! ```
 //!
 //! Each row is a bench of `models` models of a few fields each (a counter,
@@ -13,9 +13,12 @@
 //! built and started, then timed:
 //!
 //! - **save**: `Simulation::save` into a `Vec` (the bytes, in memory);
-//! - **restore**: `SimInit::restore` of those bytes into the same bench
-//!   built again (the building itself not timed), which checks the bench,
-//!   starts it at the saved time and has every model read its state back;
+//! - **restore**: `SimInit::restore_bytes` of those bytes into the same
+//!   bench built again (the building itself not timed), which checks the
+//!   bench, starts it at the saved time and has every model read its state
+//!   back: a fork's restore, from a snapshot read once (`--from-reader`:
+//!   `SimInit::restore` of the bytes as a reader, which copies them first,
+//!   as it would read a file);
 //! - **start**, for scale: `SimInit::init` of the same bench, which
 //!   restore does too (it starts the bench's tasks), without the state.
 //!
@@ -150,6 +153,8 @@ struct Args {
     max_models: usize,
     /// The one row to run instead of [`ROWS`], if given.
     row: Option<Row>,
+    /// Restore from a reader (`SimInit::restore`) instead of from the bytes.
+    from_reader: bool,
 }
 
 impl Args {
@@ -160,9 +165,14 @@ impl Args {
             threads: 1,
             max_models: usize::MAX,
             row: None,
+            from_reader: false,
         };
         let (mut models, mut events, mut links) = (None, None, 0);
         while let Some(arg) = args.next() {
+            if arg == "--from-reader" {
+                parsed.from_reader = true;
+                continue;
+            }
             let value = args.next().ok_or(format!("{arg} needs a value"))?;
             let number: usize = value.parse().map_err(|e| format!("{arg} {value}: {e}"))?;
             match arg.as_str() {
@@ -239,7 +249,7 @@ struct Timing {
 
 /// Builds, starts, saves and restores the bench of `row` once, checking
 /// the restored bench against the saved one.
-fn run_once(row: Row, threads: usize) -> Result<Timing, String> {
+fn run_once(row: Row, threads: usize, from_reader: bool) -> Result<Timing, String> {
     let (init, last) = bench(row, threads);
     let started = Instant::now();
     let mut simu = init.init(SimTime::ZERO).map_err(|e| e.to_string())?;
@@ -256,14 +266,23 @@ fn run_once(row: Row, threads: usize) -> Result<Timing, String> {
         .process_query(Cell::ports().count, (), &last)
         .map_err(|e| e.to_string())?;
     let expected_step = first_step(&mut simu, &last)?;
-    drop(simu);
 
+    // The saved bench is dropped only after the restore: a restore into
+    // the memory it freed was faster or slower by how the allocator
+    // handed that memory back (by up to a quarter, with the same restore
+    // code), where a restore in a fresh process, a fork's case, has no
+    // such memory to reuse. (Two restores in a row were not comparable
+    // either: the second took up to 40 % longer, whichever way it read.)
     let (init, last) = bench(row, threads);
     let started = Instant::now();
-    let mut restored = init
-        .restore(snapshot.as_slice())
-        .map_err(|e| e.to_string())?;
+    let restored = if from_reader {
+        init.restore(snapshot.as_slice())
+    } else {
+        init.restore_bytes(&snapshot)
+    };
+    let mut restored = restored.map_err(|e| e.to_string())?;
     let restore = started.elapsed();
+    drop(simu);
     let restored_count = restored
         .process_query(Cell::ports().count, (), &last)
         .map_err(|e| e.to_string())?;
@@ -319,13 +338,18 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(message) => {
             eprintln!(
-                "snapshot: {message}\nusage: snapshot [--runs N] [--threads N] [--max-models N] [--models N --events N [--links N]]"
+                "snapshot: {message}\nusage: snapshot [--runs N] [--threads N] [--max-models N] [--models N --events N [--links N]] [--from-reader]"
             );
             return ExitCode::from(2);
         }
     };
+    let source = if args.from_reader {
+        "a reader"
+    } else {
+        "bytes"
+    };
     println!(
-        "save and restore, {} thread(s), median (min..max) of {} runs\n",
+        "save and restore (from {source}), {} thread(s), median (min..max) of {} runs\n",
         args.threads, args.runs
     );
     println!("| models | pending events | snapshot bytes | bytes per model | start ms | save ms | save MB/s | restore ms | restore MB/s |");
@@ -334,7 +358,7 @@ fn main() -> ExitCode {
     for row in rows.into_iter().filter(|row| row.models <= args.max_models) {
         let mut timings = Vec::with_capacity(args.runs);
         for _ in 0..args.runs {
-            match run_once(row, args.threads) {
+            match run_once(row, args.threads, args.from_reader) {
                 Ok(timing) => timings.push(timing),
                 Err(message) => {
                     eprintln!("snapshot: {message}");

@@ -214,10 +214,8 @@ fn decode_body(bytes: &[u8]) -> Result<Body<'_>, String> {
             .map_err(|error| format!("model {index}: {error}"))?;
         models.push(model);
     }
+    // The events are the rest: whoever reads them reads to the end.
     let events = EventRecords::read(&mut reader)?;
-    if reader.left() > 0 {
-        return Err(format!("{} bytes left after the body", reader.left()));
-    }
     let Head {
         time,
         bench_seq,

@@ -4,13 +4,16 @@
 //! Through serde, postcard decoded every pending event of a snapshot into
 //! a list of records before the restore looked at one: at 10⁶ events, 80
 //! MB of fresh memory, and a quarter of a restore of 10⁶ models with 10⁶
-//! events (perf). The events are now checked where they lie, once, when
-//! the snapshot is decoded ([`EventRecords::read`]), and read again, one
-//! by one, as the restore goes through them: each record is a few varints
-//! and two strings, shorter to read again than to keep. The models'
-//! records are read by hand too, into a list (the restore looks them up
-//! by place). The encodings are those `records.rs` writes; the tests read
-//! back what postcard writes.
+//! events (perf). The events now stay where they lie, and are read one by
+//! one, as the restore goes through them (twice: once to check them and
+//! make their keys, once to make their events): each record is a few
+//! varints and two strings, shorter to read again than to keep. The
+//! first reading also finds where they end, and so whether bytes are left
+//! after the body (see [`EventRecords::iter`]).
+//! The models' records are read by hand too, into a list (the restore
+//! looks them up by place; left where they lie and read again by each of
+//! a restore's passes instead, they were no faster). The encodings are
+//! those `records.rs` writes; the tests read back what postcard writes.
 
 use std::fmt;
 
@@ -151,27 +154,30 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A snapshot's pending events, checked and left where they lie.
+/// A snapshot's pending events, left where they lie: the rest of its
+/// body.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct EventRecords<'a> {
-    /// Their records, one after the other.
+    /// Their records, one after the other, up to the body's end.
     bytes: &'a [u8],
     /// How many there are.
     len: usize,
 }
 
 impl<'a> EventRecords<'a> {
-    /// Reads the sequence of event records that `reader` is at, checking
-    /// each; `reader` is left after them.
+    /// The sequence of event records that `reader` is at, the last part of
+    /// the body: its number of records, then the records, read as they
+    /// are iterated.
     pub(crate) fn read(reader: &mut Reader<'a>) -> Result<Self, String> {
         let len = reader
             .length()
             .map_err(|error| format!("the number of pending events: {error}"))?;
-        let start = reader.rest;
-        for index in 0..len {
-            reader.event().map_err(|error| event_error(index, error))?;
+        let bytes = std::mem::take(&mut reader.rest);
+        // A record takes a byte per field at least: a number the bytes
+        // cannot hold is refused before anything is sized by it.
+        if len > bytes.len() / EVENT_FIELDS {
+            return Err(format!("{len} pending events in {} bytes", bytes.len()));
         }
-        let bytes = &start[..start.len() - reader.rest.len()];
         Ok(EventRecords { bytes, len })
     }
 
@@ -180,10 +186,53 @@ impl<'a> EventRecords<'a> {
         self.len
     }
 
-    /// The events, read one by one, in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = Result<EventRecord<'a>, String>> {
-        let mut reader = Reader::new(self.bytes);
-        (0..self.len).map(move |index| reader.event().map_err(|error| event_error(index, error)))
+    /// The events, read one by one, in order, then, if bytes are left
+    /// after the last one, an error saying so: whoever reads them all has
+    /// read the body to its end. Nothing follows an error.
+    pub(crate) fn iter(&self) -> Events<'a> {
+        Events {
+            reader: Reader::new(self.bytes),
+            next: 0,
+            len: self.len,
+            done: false,
+        }
+    }
+}
+
+/// The fields of an event record.
+const EVENT_FIELDS: usize = 8;
+
+/// The events of [`EventRecords::iter`].
+pub(crate) struct Events<'a> {
+    /// What is left to read.
+    reader: Reader<'a>,
+    /// The index of the next event.
+    next: usize,
+    /// How many events there are.
+    len: usize,
+    /// Whether the end was checked, or an error returned.
+    done: bool,
+}
+
+impl<'a> Iterator for Events<'a> {
+    type Item = Result<EventRecord<'a>, String>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next < self.len {
+            let index = self.next;
+            self.next += 1;
+            let event = self.reader.event();
+            if event.is_err() {
+                (self.next, self.done) = (self.len, true);
+            }
+            return Some(event.map_err(|error| event_error(index, error)));
+        }
+        if std::mem::replace(&mut self.done, true) {
+            return None;
+        }
+        let left = self.reader.left();
+        (left > 0).then(|| Err(format!("{left} bytes left after the body")))
     }
 }
 
@@ -222,17 +271,22 @@ mod tests {
     fn events_postcard_wrote_are_read_back_and_again() {
         let events = events();
         let mut bytes = postcard::to_allocvec(&events).unwrap();
-        bytes.push(0xaa);
-        let mut reader = Reader::new(&bytes);
-        let read = EventRecords::read(&mut reader).unwrap();
-        assert_eq!(reader.left(), 1, "left after the events");
+        let read = EventRecords::read(&mut Reader::new(&bytes)).unwrap();
         assert_eq!(read.len(), 3);
-        let again: Vec<EventRecord<'_>> = read.iter().map(Result::unwrap).collect();
-        assert_eq!(format!("{again:?}"), format!("{events:?}"));
+        for _ in 0..2 {
+            let again: Vec<EventRecord<'_>> = read.iter().map(Result::unwrap).collect();
+            assert_eq!(format!("{again:?}"), format!("{events:?}"));
+        }
+        // A byte after the last event: an error after the events.
+        bytes.push(0xaa);
+        let read = EventRecords::read(&mut Reader::new(&bytes)).unwrap();
+        let all: Vec<_> = read.iter().collect();
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[3].as_ref().unwrap_err(), "1 bytes left after the body");
     }
 
     #[test]
-    fn models_postcard_wrote_are_read_back() {
+    fn models_postcard_wrote_are_read_back_and_every_cut_is_an_error() {
         let model = ModelRecord {
             path: "bus/battery",
             type_index: 2,
@@ -245,22 +299,24 @@ mod tests {
         let read = reader.model().unwrap();
         assert_eq!(format!("{read:?}"), format!("{model:?}"));
         assert_eq!(reader.left(), 0);
+        for end in 0..bytes.len() {
+            assert!(Reader::new(&bytes[..end]).model().is_err(), "cut at {end}");
+        }
     }
 
     #[test]
     fn every_cut_and_every_bad_field_is_an_error() {
         let bytes = postcard::to_allocvec(&events()).unwrap();
         for end in 0..bytes.len() {
-            let mut reader = Reader::new(&bytes[..end]);
-            assert!(EventRecords::read(&mut reader).is_err(), "cut at {end}");
+            let failed = EventRecords::read(&mut Reader::new(&bytes[..end]))
+                .and_then(|events| events.iter().collect::<Result<Vec<_>, _>>());
+            assert!(failed.is_err(), "cut at {end}");
         }
         let bad = |bytes: &[u8]| Reader::new(bytes).event().unwrap_err();
         // An eleven-byte varint; a tenth byte past 64 bits.
         assert_eq!(bad(&[0xff; 11]), ReadError::Overflow);
-        assert_eq!(
-            bad(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]),
-            ReadError::Overflow
-        );
+        let past_64_bits = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
+        assert_eq!(bad(&past_64_bits), ReadError::Overflow);
         // An origin past 32 bits.
         assert_eq!(bad(&[0, 0x80, 0x80, 0x80, 0x80, 0x10]), ReadError::Overflow);
         // A port that is not UTF-8.
@@ -269,7 +325,17 @@ mod tests {
         assert_eq!(bad(&[0, 0, 0, 0, 1, b'a', 2]), ReadError::OptionTag(2));
         // A payload longer than what is left.
         assert_eq!(bad(&[0, 0, 0, 0, 0, 0, 0, 5, 1]), ReadError::End);
-        let message = EventRecords::read(&mut Reader::new(&[1, 0, 0xff])).unwrap_err();
-        assert_eq!(message, "pending event 0: the snapshot ends inside it");
+        // An error ends the events: the first of two has an origin past
+        // 32 bits.
+        let mut two = vec![2, 0, 0x80, 0x80, 0x80, 0x80, 0x10];
+        two.resize(17, 0);
+        let events = EventRecords::read(&mut Reader::new(&two)).unwrap();
+        let read: Vec<_> = events.iter().collect();
+        assert_eq!(read.len(), 1);
+        let error = "pending event 0: an integer too large for its field";
+        assert_eq!(read[0].as_ref().unwrap_err(), error);
+        // More events than the bytes can hold.
+        let refused = EventRecords::read(&mut Reader::new(&[0xff, 0xff, 0x03, 0])).unwrap_err();
+        assert_eq!(refused, "65535 pending events in 1 bytes");
     }
 }
