@@ -313,10 +313,10 @@ impl SchedulerCore {
     }
 
     /// Queues again the events [`take_pending`](SchedulerCore::take_pending)
-    /// took; their keys fix their order.
+    /// took, `live` of which are not cancelled; their keys fix their order.
     #[cfg(feature = "save")]
-    pub(crate) fn put_back_pending(&self, queue: RadixQueue) {
-        self.lock_heap().put_back_all(queue);
+    pub(crate) fn put_back_pending(&self, queue: RadixQueue, live: usize) {
+        self.lock_heap().put_back_all(queue, live);
     }
 
     /// Queues the restored events of `queue`, whose times are not before
@@ -326,7 +326,8 @@ impl SchedulerCore {
         if queue.peek_time() == Some(self.time().as_nanos()) {
             self.zero_delay.store(true, Ordering::Relaxed);
         }
-        self.lock_heap().put_back_all(queue);
+        let live = queue.len();
+        self.lock_heap().put_back_all(queue, live);
     }
 
     /// Asks the simulation to stop after the current time step.

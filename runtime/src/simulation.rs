@@ -159,8 +159,9 @@ impl Simulation {
 
     /// The number of scheduled events waiting, including cancelled ones
     /// not reclaimed yet (a diagnostic: the queue drops cancelled events
-    /// when they come due, in bulk whenever the queue has doubled since
-    /// the last time, and at each [`save`](Simulation::save)).
+    /// when they come due, and in bulk whenever it holds twice the live
+    /// events it kept the last time, or had at the last
+    /// [`save`](Simulation::save)).
     pub fn queued_events(&self) -> usize {
         let _driving = self.drive();
         self.core.queued()

@@ -269,10 +269,11 @@ fn run_once(row: Row, threads: usize, from_reader: bool) -> Result<Timing, Strin
 
     // The saved bench is dropped only after the restore: a restore into
     // the memory it freed was faster or slower by how the allocator
-    // handed that memory back (by up to a quarter, with the same restore
-    // code), where a restore in a fresh process, a fork's case, has no
-    // such memory to reuse. (Two restores in a row were not comparable
-    // either: the second took up to 40 % longer, whichever way it read.)
+    // handed that memory back, with the same restore code, where a
+    // restore in a fresh process, a fork's case, has no such memory to
+    // reuse. (Two restores in a row were not comparable either: the
+    // second was the slower, whichever way it read; see "Save and
+    // restore" in docs/benchmarks.md.)
     let (init, last) = bench(row, threads);
     let started = Instant::now();
     let restored = if from_reader {

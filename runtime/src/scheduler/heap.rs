@@ -25,7 +25,7 @@
 //! cancelled entries are dropped. Each compaction costs the queue's length,
 //! after at least half that many pushes: O(1) amortised per push, and the
 //! queue never holds more than twice the live events it kept at its last
-//! compaction (or [`COMPACT_MIN`]). Dropping entries moves no other one to
+//! compaction, or had when a save put it back (or [`COMPACT_MIN`]). Dropping entries moves no other one to
 //! another bucket, so the order of the live events is unchanged. Only an
 //! event with a key can be cancelled: a queue that holds none (the queue
 //! counts them, from above) skips the compaction's pass.
@@ -171,13 +171,16 @@ impl EventHeap {
     }
 
     /// Queues again the events [`take_all`](EventHeap::take_all) took (or
-    /// a restore's), with those queued since. The taken queue is kept
-    /// whole: a save reads it in place.
+    /// a restore's), `live` of which are not cancelled, with those queued
+    /// since. The taken queue is kept whole (a save reads it in place, and
+    /// leaves its cancelled events in it): the next compaction comes once
+    /// the queue holds twice its live events, as if it had just run.
     #[cfg(feature = "save")]
-    pub(crate) fn put_back_all(&mut self, mut queue: RadixQueue) {
+    pub(crate) fn put_back_all(&mut self, mut queue: RadixQueue, live: usize) {
+        let live = live + self.queue.len();
         queue.append(std::mem::take(&mut self.queue));
         self.queue = queue;
-        self.compact_at = (2 * self.queue.len()).max(COMPACT_MIN);
+        self.compact_at = (2 * live).max(COMPACT_MIN);
         // Not counted: every entry may have a key.
         self.keyed = self.queue.len();
     }

@@ -4,7 +4,7 @@
 //! magic     16 bytes   "causim snapshot\n"
 //! format     4 bytes   little-endian u32, FORMAT
 //! length     8 bytes   little-endian u64, the body's length
-//! body       length    postcard of `Body`
+//! body       length    postcard's encoding of a `Body`
 //! checksum   4 bytes   little-endian CRC-32 of the body
 //! ```
 //!
@@ -16,7 +16,10 @@
 //! input each pending event is for. The magic and the format number
 //! refuse what is not a snapshot, or one from a newer causim; the length
 //! and the checksum refuse a truncated or corrupted file before anything
-//! is decoded.
+//! is decoded. Postcard writes and reads the body's head, the models'
+//! states and the payloads; the models' and the events' records, millions
+//! in a large snapshot, are written and read by hand in postcard's
+//! encoding (`format/records.rs`, `format/read.rs`).
 
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +99,8 @@ pub(crate) struct TypeRecord<'a> {
 }
 
 /// A model.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct ModelRecord<'a> {
     /// Its path.
     pub(crate) path: &'a str,
@@ -111,7 +115,8 @@ pub(crate) struct ModelRecord<'a> {
 }
 
 /// A pending event.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct EventRecord<'a> {
     /// When it is due, in nanoseconds.
     pub(crate) time: u64,
@@ -131,10 +136,13 @@ pub(crate) struct EventRecord<'a> {
     pub(crate) payload: Bytes<'a>,
 }
 
-/// A byte string, written whole (serde writes a `[u8]` byte by byte).
+/// A byte string (a model's state, an event's payload).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Bytes<'a>(pub(crate) &'a [u8]);
 
+/// As postcard writes a byte string (serde would write a `[u8]` byte by
+/// byte): to compare the records with postcard's bytes.
+#[cfg(test)]
 impl Serialize for Bytes<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_bytes(self.0)
@@ -166,7 +174,9 @@ where
     Ok(bytes)
 }
 
-/// The body of snapshot `bytes`, checked whole before it is decoded.
+/// The body of snapshot `bytes`, its format, length and checksum checked
+/// before it is decoded, and all but its pending events read (those are
+/// read, and checked, as the restore goes through them).
 pub(crate) fn decode(bytes: &[u8]) -> Result<Body<'_>, RestoreError> {
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err(RestoreError::NotASnapshot);
@@ -202,18 +212,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Body<'_>, RestoreError> {
 fn decode_body(bytes: &[u8]) -> Result<Body<'_>, String> {
     let (head, rest) = postcard::take_from_bytes::<Head<'_>>(bytes).map_err(|e| e.to_string())?;
     let mut reader = read::Reader::new(rest);
-    let count = reader
-        .length()
-        .map_err(|error| format!("the number of models: {error}"))?;
-    // Each record takes five bytes at least: a count that the bytes left
-    // cannot hold reserves no more than they can.
-    let mut models = Vec::with_capacity(count.min(reader.left() / 5));
-    for index in 0..count {
-        let model = reader
-            .model()
-            .map_err(|error| format!("model {index}: {error}"))?;
-        models.push(model);
-    }
+    let models = read::read_models(&mut reader)?;
     // The events are the rest: whoever reads them reads to the end.
     let events = EventRecords::read(&mut reader)?;
     let Head {

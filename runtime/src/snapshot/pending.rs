@@ -16,13 +16,14 @@
 //! event's address. The entries, their actions and the recipients'
 //! mailboxes lie wherever they were allocated: each is loaded a few events
 //! before it is read (the entry sixteen events ahead, its action eight,
-//! its recipient's mailbox four), so that their misses overlap. The earlier way,
-//! sorting the events and the models by mailbox address and walking the
-//! two lists side by side, was a sixth of a save of 10⁶ models with 10⁶
-//! events.
+//! its recipient's mailbox four), so that their misses overlap. The
+//! earlier way, sorting the events and the models by mailbox address and
+//! walking the two lists side by side, was a sixth of a save of 10⁶
+//! models with 10⁶ events.
 //! Records collected first took over twice that per event; at 10⁶ events
 //! the memory's page faults alone were a tenth of a save.
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -50,8 +51,11 @@ const PREFETCH_AHEAD: usize = 16;
 pub(super) struct TakenEvents {
     /// The schedule to put the list back in.
     core: Arc<SchedulerCore>,
-    /// The list, in queue order bucket by bucket (`None` once put back).
+    /// The list, as it was in the schedule (`None` once put back).
     queue: Option<RadixQueue>,
+    /// How many of its events are not cancelled, once listed (see
+    /// [`EventHeap::put_back_all`](crate::scheduler::heap::EventHeap)).
+    live: Cell<Option<usize>>,
     /// The bench whose list it is.
     bench: BenchId,
 }
@@ -66,6 +70,7 @@ impl TakenEvents {
         let bench = core.bench;
         TakenEvents {
             queue: Some(core.take_pending()),
+            live: Cell::new(None),
             core,
             bench,
         }
@@ -73,17 +78,21 @@ impl TakenEvents {
 
     /// The events that are not cancelled, in queue order.
     fn in_queue_order(&self) -> InQueueOrder<'_> {
-        match &self.queue {
+        let listed = match &self.queue {
             Some(queue) => InQueueOrder::list(queue.buckets(), queue.len()),
             None => InQueueOrder::default(),
-        }
+        };
+        self.live.set(Some(listed.placed.len()));
+        listed
     }
 }
 
 impl Drop for TakenEvents {
     fn drop(&mut self) {
         if let Some(queue) = self.queue.take() {
-            self.core.put_back_pending(queue);
+            // Every event counts as live if they were not listed.
+            let live = self.live.get().unwrap_or(queue.len());
+            self.core.put_back_pending(queue, live);
         }
     }
 }

@@ -8,12 +8,13 @@
 //! the entry is) and sorts those, bucket by bucket, leaving the event list
 //! as it was.
 //!
-//! The entries were once sorted where they lie, 48 bytes moved per swap:
-//! with a bucket's blocks gathered into one list first (fresh memory, its
-//! page faults) and the cancelled events dropped by a pass of their own,
-//! that was two fifths of a save of 10⁶ events to 10³ models (perf). The
-//! save now reads each entry out of order, once, a few events after
-//! starting to load it (see `pending.rs`). When every sequence number fits
+//! The entries were once sorted where they lie, 48 bytes moved per swap,
+//! with a bucket's blocks gathered into one list first (fresh memory) and
+//! the cancelled events dropped by a pass of their own: most of a save of
+//! many events (docs/benchmarks.md, "Measurements behind code
+//! decisions"). The save now reads each entry out of order, twice (to
+//! number its key, then to save it), each time a few events after starting
+//! to load it (see `pending.rs`). When every sequence number fits
 //! in 32 bits (always, but after four billion events scheduled by one
 //! model) the origin and sequence number pack into one word, and the key
 //! into one `u128`, compared in two instructions instead of three fields
@@ -144,8 +145,9 @@ mod tests {
         let mut made = 0u64;
         let mut buckets = Vec::new();
         for (index, times) in times.iter().enumerate() {
+            // 2³² packs as 0 if wrongly packed: it would sort first.
             let seqs: &[u64] = if index >= big_from {
-                &[0, 5, u64::MAX]
+                &[0, 5, 1 << 32, u64::MAX]
             } else {
                 &[0, 5, u32::MAX as u64]
             };

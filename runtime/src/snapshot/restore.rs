@@ -19,7 +19,7 @@ use super::handle::ModelHandle;
 use super::keys::{self, RestoreKeys};
 use super::{Registered, Registry};
 use crate::prefetch::prefetch;
-use crate::scheduler::heap::RadixQueue;
+use crate::scheduler::heap::{Entry, RadixQueue};
 use crate::scheduler::{entry, EventKey};
 use crate::simulation::{SimInit, Simulation};
 use crate::time::SimTime;
@@ -51,8 +51,7 @@ impl SimInit {
     /// [`SimInit::restore`] from a snapshot's bytes in memory, read where
     /// they are. `restore` copies what its reader gives, even a byte slice
     /// (`Read` lends no bytes): a fork that reads one snapshot once and
-    /// restores it into many benches skips that copy for each (35 MB and a
-    /// tenth of a restore for 10⁶ idle models).
+    /// restores it into many benches skips that copy for each.
     ///
     /// ```
     /// # use causim::prelude::*;
@@ -246,10 +245,9 @@ fn checked_connections(
 
 /// The saved pending events, each checked against its recipient's inputs,
 /// in an event list of their own (handed whole to the schedule once the
-/// bench starts: a list of entries first, then each moved into the
-/// schedule's, was a pass over 48 MB of fresh memory more at 10⁶ events),
-/// and the keys made for them (all of them before any payload is read: a
-/// payload may hold a key).
+/// bench starts, rather than listed and then moved into the schedule's
+/// one by one), and the keys made for them (all of them before any payload
+/// is read: a payload may hold a key).
 fn restored_events(
     registry: &Registry,
     handles: &[&dyn ModelHandle],
@@ -259,6 +257,9 @@ fn restored_events(
     let mut keys = RestoreKeys::default();
     let mut event_keys = Vec::with_capacity(body.events.len());
     let mut recipients = Vec::with_capacity(body.events.len());
+    // Read to the end, past the last event: this is the reading that finds
+    // bytes left after the body (see `EventRecords::iter`), before
+    // anything is applied. (`len` is bounded by the body's size.)
     for record in body.events.iter() {
         let record = record.map_err(malformed)?;
         if record.time < body.time || u64::from(record.origin) > origins {
@@ -279,6 +280,7 @@ fn restored_events(
     let keys = Arc::new(keys);
     let events = keys::restoring(&keys, || {
         let mut events = RadixQueue::default();
+        // The events again, checked above: the zip stops at the last one.
         for (i, (record, key)) in body.events.iter().zip(event_keys).enumerate() {
             prefetch_recipients(handles, &recipients, i);
             let record = record.map_err(malformed)?;
@@ -296,7 +298,7 @@ fn restored_event(
     handles: &[&dyn ModelHandle],
     record: &EventRecord<'_>,
     key: Option<EventKey>,
-) -> Result<crate::scheduler::heap::Entry, RestoreError> {
+) -> Result<Entry, RestoreError> {
     let index = record.model as usize;
     let handle = handles
         .get(index)

@@ -189,7 +189,7 @@ fn events_put_back_are_looked_at_by_the_next_compaction() {
         heap.push(entry(2, 1, seq as u64, seq as u32, Some(key.clone())));
     }
     let taken = heap.take_all();
-    heap.put_back_all(taken);
+    heap.put_back_all(taken, 8);
     keys[3].cancel();
     let pushes = 4 * COMPACT_MIN as u64;
     for seq in 8..pushes {
@@ -197,4 +197,34 @@ fn events_put_back_are_looked_at_by_the_next_compaction() {
     }
     assert!(heap.compactions >= 1, "a pass over the put-back events");
     assert_eq!(heap.len() as u64, pushes - 1, "the cancelled one dropped");
+}
+
+/// A save leaves the cancelled events in the queue it puts back: saving
+/// often, while a model keeps re-arming a far-future timeout, must not put
+/// the next compaction off for good. The queue stays within twice its live
+/// events (or the minimum), however many saves.
+#[cfg(feature = "save")]
+#[test]
+fn saves_between_cancellations_keep_the_queue_bounded() {
+    let mut heap = EventHeap::default();
+    let live = 10;
+    for seq in 0..live {
+        heap.push(entry(1, 1, seq, seq as u32, None));
+    }
+    let mut armed = EventKey::new();
+    let mut most = 0;
+    for seq in live..live + 40 * COMPACT_MIN as u64 {
+        // Re-arm: the old timeout cancelled, a new one queued.
+        armed.cancel();
+        armed = EventKey::new();
+        heap.push(entry(1_000, 2, seq, seq as u32, Some(armed.clone())));
+        // A save every few steps: taken, read, put back as it was.
+        if seq % 7 == 0 {
+            let taken = heap.take_all();
+            let alive = taken.entries().filter(|e| !e.is_cancelled()).count();
+            heap.put_back_all(taken, alive);
+        }
+        most = most.max(heap.len());
+    }
+    assert!(most <= 2 * COMPACT_MIN, "the queue grew to {most} entries");
 }

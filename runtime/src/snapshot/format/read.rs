@@ -2,18 +2,19 @@
 //! them, without serde.
 //!
 //! Through serde, postcard decoded every pending event of a snapshot into
-//! a list of records before the restore looked at one: at 10⁶ events, 80
-//! MB of fresh memory, and a quarter of a restore of 10⁶ models with 10⁶
-//! events (perf). The events now stay where they lie, and are read one by
-//! one, as the restore goes through them (twice: once to check them and
-//! make their keys, once to make their events): each record is a few
-//! varints and two strings, shorter to read again than to keep. The
-//! first reading also finds where they end, and so whether bytes are left
-//! after the body (see [`EventRecords::iter`]).
-//! The models' records are read by hand too, into a list (the restore
-//! looks them up by place; left where they lie and read again by each of
-//! a restore's passes instead, they were no faster). The encodings are
-//! those `records.rs` writes; the tests read back what postcard writes.
+//! a list of records before the restore looked at one: memory written
+//! once and read once, and most of the decoding of a large snapshot
+//! (docs/benchmarks.md, "Measurements behind code decisions"). The events
+//! now stay where they lie, and are read one by one, as the restore goes
+//! through them (twice: once to check them and make their keys, once to
+//! make their events): each record is a few varints and two strings,
+//! shorter to read again than to keep. The first reading also finds where
+//! they end, and so whether bytes are left after the body (see
+//! [`EventRecords::iter`]). The models' records are read by hand too, into
+//! a list (the restore looks them up by place; left where they lie and
+//! read again by each of a restore's passes instead, they were no faster).
+//! The encodings are those `records.rs` writes; the tests read back what
+//! postcard writes, and check that what postcard refuses is refused.
 
 use std::fmt;
 
@@ -44,7 +45,6 @@ impl fmt::Display for ReadError {
 }
 
 /// What is left to read of a snapshot's body.
-#[derive(Clone, Copy)]
 pub(crate) struct Reader<'a> {
     /// The bytes not read yet.
     rest: &'a [u8],
@@ -69,14 +69,16 @@ impl<'a> Reader<'a> {
         Ok(byte)
     }
 
-    /// The next `u64` varint: seven bits per byte, least significant
-    /// first, at most ten bytes.
+    /// The next varint of an integer of `bits` bits: seven bits per
+    /// byte, least significant first, in as many bytes as the integer
+    /// needs at most (ten for 64 bits, five for 32), the last of which
+    /// holds no bit past the integer's.
     #[inline]
-    fn varint(&mut self) -> Result<u64, ReadError> {
+    fn varint_of(&mut self, bits: u32) -> Result<u64, ReadError> {
         let mut value = 0;
-        for shift in (0..64).step_by(7) {
+        for shift in (0..bits).step_by(7) {
             let byte = self.byte()?;
-            if shift == 63 && byte > 1 {
+            if bits - shift < 7 && u32::from(byte) >> (bits - shift) != 0 {
                 return Err(ReadError::Overflow);
             }
             value |= u64::from(byte & 0x7f) << shift;
@@ -87,10 +89,17 @@ impl<'a> Reader<'a> {
         Err(ReadError::Overflow)
     }
 
+    /// The next `u64` varint.
+    #[inline]
+    fn varint(&mut self) -> Result<u64, ReadError> {
+        self.varint_of(64)
+    }
+
     /// The next `u32` varint.
     #[inline]
     fn varint_u32(&mut self) -> Result<u32, ReadError> {
-        u32::try_from(self.varint()?).map_err(|_| ReadError::Overflow)
+        // Five bytes at most, the last below 16: it fits.
+        Ok(self.varint_of(32)? as u32)
     }
 
     /// The next length.
@@ -154,9 +163,32 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A snapshot's models, read into a list: their number, then their
+/// records. A number of models that the bytes left cannot hold is refused
+/// before anything is sized by it.
+pub(crate) fn read_models<'a>(reader: &mut Reader<'a>) -> Result<Vec<ModelRecord<'a>>, String> {
+    let count = reader
+        .length()
+        .map_err(|error| format!("the number of models: {error}"))?;
+    if count > reader.left() / MODEL_FIELDS {
+        return Err(format!("{count} models in {} bytes", reader.left()));
+    }
+    let mut models = Vec::with_capacity(count);
+    for index in 0..count {
+        let model = reader
+            .model()
+            .map_err(|error| format!("model {index}: {error}"))?;
+        models.push(model);
+    }
+    Ok(models)
+}
+
+/// The fields of a model record, each a byte at least.
+const MODEL_FIELDS: usize = 5;
+
 /// A snapshot's pending events, left where they lie: the rest of its
 /// body.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct EventRecords<'a> {
     /// Their records, one after the other, up to the body's end.
     bytes: &'a [u8],
@@ -199,7 +231,7 @@ impl<'a> EventRecords<'a> {
     }
 }
 
-/// The fields of an event record.
+/// The fields of an event record, each a byte at least.
 const EVENT_FIELDS: usize = 8;
 
 /// The events of [`EventRecords::iter`].

@@ -4,8 +4,9 @@
 //! A snapshot of 10⁶ models and 10⁶ events holds two million of these
 //! records. Through serde, postcard wrote each field on its own: a varint
 //! into a small buffer, then that buffer copied onto the snapshot by a call
-//! to `memcpy`, a capacity check for each (callgrind: about 500
-//! instructions per event record, over two fifths of a save of 10⁵ events).
+//! to `memcpy`, a capacity check for each: most of the cost of writing a
+//! large save's records (docs/benchmarks.md, "Measurements behind code
+//! decisions").
 //! The records' fields are all of four kinds — an unsigned integer, a byte
 //! string, an optional integer, a string — whose postcard encodings are
 //! short to state:
@@ -20,9 +21,10 @@
 //!
 //! Here each record reserves room for its longest encoding once, then
 //! writes its bytes straight into the snapshot. Postcard still writes
-//! everything else (the type table, the models' states, the payloads) and
-//! reads every snapshot back: the format is postcard's, and the tests pin
-//! these bytes to the ones postcard writes for the same records.
+//! everything else (the type table, the models' states, the payloads);
+//! `read.rs` reads the records back. The format is postcard's, and the
+//! tests pin these bytes to the ones postcard writes for the same
+//! records.
 
 use super::{EventRecord, ModelRecord};
 
