@@ -48,12 +48,18 @@ impl fmt::Display for ReadError {
 pub(crate) struct Reader<'a> {
     /// The bytes not read yet.
     rest: &'a [u8],
+    /// The last name read (the events of a snapshot name the same few
+    /// inputs over and over: a name equal to it is not checked again).
+    last_name: &'a str,
 }
 
 impl<'a> Reader<'a> {
     /// Reads `rest`.
     pub(crate) fn new(rest: &'a [u8]) -> Self {
-        Reader { rest }
+        Reader {
+            rest,
+            last_name: "",
+        }
     }
 
     /// How many bytes are left.
@@ -75,6 +81,14 @@ impl<'a> Reader<'a> {
     /// holds no bit past the integer's.
     #[inline]
     fn varint_of(&mut self, bits: u32) -> Result<u64, ReadError> {
+        // Most fields are below 128: one byte, no loop.
+        match self.rest.first() {
+            Some(&byte) if byte < 0x80 => {
+                self.rest = &self.rest[1..];
+                return Ok(u64::from(byte));
+            }
+            _ => {}
+        }
         let mut value = 0;
         for shift in (0..bits).step_by(7) {
             let byte = self.byte()?;
@@ -123,7 +137,15 @@ impl<'a> Reader<'a> {
     /// The next string.
     #[inline]
     fn string(&mut self) -> Result<&'a str, ReadError> {
-        std::str::from_utf8(self.byte_string()?).map_err(|_| ReadError::NotUtf8)
+        let bytes = self.byte_string()?;
+        // The same bytes as the last name: the same name (a check of UTF-8
+        // cost more than the rest of an event's record).
+        if bytes == self.last_name.as_bytes() {
+            return Ok(self.last_name);
+        }
+        let name = std::str::from_utf8(bytes).map_err(|_| ReadError::NotUtf8)?;
+        self.last_name = name;
+        Ok(name)
     }
 
     /// The next `Option<u64>`.
@@ -295,7 +317,9 @@ mod tests {
         vec![
             event(0, "", None),
             event(u64::MAX, "set", Some(u64::MAX)),
+            event(3, "set", None),
             event(1 << 35, "a longer input name", Some(1)),
+            event(127, "set", Some(128)),
         ]
     }
 
@@ -304,7 +328,7 @@ mod tests {
         let events = events();
         let mut bytes = postcard::to_allocvec(&events).unwrap();
         let read = EventRecords::read(&mut Reader::new(&bytes)).unwrap();
-        assert_eq!(read.len(), 3);
+        assert_eq!(read.len(), 5);
         for _ in 0..2 {
             let again: Vec<EventRecord<'_>> = read.iter().map(Result::unwrap).collect();
             assert_eq!(format!("{again:?}"), format!("{events:?}"));
@@ -313,8 +337,8 @@ mod tests {
         bytes.push(0xaa);
         let read = EventRecords::read(&mut Reader::new(&bytes)).unwrap();
         let all: Vec<_> = read.iter().collect();
-        assert_eq!(all.len(), 4);
-        assert_eq!(all[3].as_ref().unwrap_err(), "1 bytes left after the body");
+        assert_eq!(all.len(), 6);
+        assert_eq!(all[5].as_ref().unwrap_err(), "1 bytes left after the body");
     }
 
     #[test]
@@ -351,8 +375,11 @@ mod tests {
         assert_eq!(bad(&past_64_bits), ReadError::Overflow);
         // An origin past 32 bits.
         assert_eq!(bad(&[0, 0x80, 0x80, 0x80, 0x80, 0x10]), ReadError::Overflow);
-        // A port that is not UTF-8.
+        // A port that is not UTF-8, alone or after a name of as many bytes.
         assert_eq!(bad(&[0, 0, 0, 0, 1, 0xff]), ReadError::NotUtf8);
+        let mut reader = Reader::new(&[0, 0, 0, 0, 1, b'a', 0, 0, 0, 0, 0, 0, 0, 1, 0xff]);
+        assert_eq!(reader.event().map(|e| e.port), Ok("a"));
+        assert_eq!(reader.event().unwrap_err(), ReadError::NotUtf8);
         // A period tagged 2.
         assert_eq!(bad(&[0, 0, 0, 0, 1, b'a', 2]), ReadError::OptionTag(2));
         // A payload longer than what is left.
