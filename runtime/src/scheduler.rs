@@ -327,7 +327,7 @@ impl SchedulerCore {
             self.zero_delay.store(true, Ordering::Relaxed);
         }
         let live = queue.len();
-        self.lock_heap().put_back_all(queue, live);
+        self.put_back_pending(queue, live);
     }
 
     /// Asks the simulation to stop after the current time step.

@@ -137,7 +137,7 @@ pub(crate) struct EventRecord<'a> {
 }
 
 /// A byte string (a model's state, an event's payload).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Bytes<'a>(pub(crate) &'a [u8]);
 
 /// As postcard writes a byte string (serde would write a `[u8]` byte by

@@ -230,8 +230,9 @@ impl Shared {
     /// if it is one of our workers, else on the injector.
     ///
     /// Inline, with the worker's own path: every message to an idle model
-    /// comes here (a call for each of the two layers cost ~10 instructions
-    /// per event).
+    /// comes here, and a call for each of the two layers cost more than
+    /// the work they do (docs/benchmarks.md, "The consumer's waker without
+    /// a notifier lock").
     #[inline]
     pub(crate) fn schedule_woken(task: &Arc<Task>) {
         let shared = &task.shared;
