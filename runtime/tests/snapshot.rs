@@ -729,6 +729,35 @@ fn a_model_missing_from_the_snapshot_or_extra_in_it_is_named() {
     );
 }
 
+#[test]
+fn a_saved_path_that_is_not_utf8_names_no_model_of_the_bench() {
+    let mut snapshot = saved_log();
+    // The body's one model path, `log`, with its `o` made a byte that is
+    // not UTF-8.
+    let at = (28..snapshot.len() - 4)
+        .find(|&i| &snapshot[i..i + 4] == b"\x03log")
+        .expect("the path's length and bytes");
+    snapshot[at + 2] = 0xff;
+    fix_checksum(&mut snapshot);
+    let (init, _, _) = log_bench(1);
+    assert_eq!(
+        restore_into(init, &snapshot),
+        RestoreError::MissingModel {
+            model: "log".into(),
+            model_type: "Log"
+        }
+    );
+    // Read by a bench without models: the saved model is named as it can
+    // be shown.
+    assert_eq!(
+        restore_into(SimInit::new(), &snapshot),
+        RestoreError::UnknownModel {
+            model: "l\u{fffd}g".into(),
+            model_type: "Log".into()
+        }
+    );
+}
+
 /// A bench of one `Holder` at `sat/{level}/battery`, or of one `OtherLog`
 /// there.
 fn battery_bench(level: &'static str, holder: bool) -> SimInit {

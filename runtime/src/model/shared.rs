@@ -40,6 +40,7 @@ use std::task::Poll;
 use super::run::Abandonable;
 use crate::context::Context;
 use crate::model::Model;
+use crate::prefetch::prefetch;
 use crate::sync::Gate;
 
 /// A saveable model and its context, shared by the model's task and the
@@ -81,6 +82,14 @@ impl<M: Model> SharedModel<M> {
                 gate: Gate::new(),
             }),
         }
+    }
+
+    /// Starts loading the cell's gate and the start of its parts, which
+    /// [`with_idle`](Self::with_idle) reads first.
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        prefetch(&self.cell.gate);
+        prefetch(self.cell.parts.get());
     }
 
     /// Runs `f` on the model and its context, if its task is idle (waiting

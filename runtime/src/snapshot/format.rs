@@ -102,8 +102,10 @@ pub(crate) struct TypeRecord<'a> {
 #[derive(Debug)]
 #[cfg_attr(test, derive(Serialize))]
 pub(crate) struct ModelRecord<'a> {
-    /// Its path.
-    pub(crate) path: &'a str,
+    /// Its path, UTF-8 as written; read as bytes, compared byte for byte
+    /// with the bench's (a path equal to one is as valid; one equal to
+    /// none is an error).
+    pub(crate) path: &'a [u8],
     /// Its type (index in `Body::types`).
     pub(crate) type_index: u32,
     /// Its next event sequence number.
@@ -245,7 +247,7 @@ fn read_u64(bytes: &[u8], at: usize) -> Option<u64> {
 mod tests {
     use super::*;
 
-    fn model(path: &'static str, state: &'static [u8]) -> ModelRecord<'static> {
+    fn model(path: &'static [u8], state: &'static [u8]) -> ModelRecord<'static> {
         let (type_index, seq, connections) = (0, 7, 0xC0FFEE);
         let state = Bytes(state);
         ModelRecord {
@@ -279,7 +281,7 @@ mod tests {
             version: 2,
             fields: vec!["level", "mark"],
         }];
-        let models = [model("a", b"\x01\x02"), model("b/c", b"")];
+        let models = [model(b"a", b"\x01\x02"), model(b"b/c", b"")];
         let events = [event("set", b"\x2a")];
         let saved = SavedBody {
             time: 9,
@@ -295,7 +297,7 @@ mod tests {
         assert_eq!(body.models.len(), 2);
         assert_eq!(
             (body.models[1].path, body.models[0].state.0),
-            ("b/c", &b"\x01\x02"[..])
+            (&b"b/c"[..], &b"\x01\x02"[..])
         );
         let read: Vec<EventRecord<'_>> = body.events.iter().map(Result::unwrap).collect();
         assert_eq!((read[0].port, read[0].payload.0), ("set", &b"\x2a"[..]));

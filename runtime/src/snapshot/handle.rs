@@ -29,6 +29,9 @@ pub(crate) trait ModelHandle: Send {
     /// channel's reference counts lie (a restored event's address takes
     /// one; usually on the same cache line, see `prefetch.rs`).
     fn prefetch_mailbox(&self);
+    /// Starts loading the cell its task runs it from, which `save` and
+    /// `restore` reach first.
+    fn prefetch_cell(&self);
     /// The event for its input `port` with a saved payload.
     fn decode_event(
         &self,
@@ -112,6 +115,10 @@ impl<M: Model> ModelHandle for Handle<M> {
 
     fn prefetch_mailbox(&self) {
         prefetch(Arc::as_ptr(self.address.channel()));
+    }
+
+    fn prefetch_cell(&self) {
+        self.shared.prefetch();
     }
 
     fn decode_event(

@@ -76,12 +76,12 @@ impl SimInit {
         let body = format::decode(snapshot)?;
         self.check().map_err(RestoreError::Simulation)?;
         let mut registry = std::mem::take(&mut self.saveable);
-        let handles = matched_handles(&registry, &body)?;
+        match_models(&registry, &body)?;
         let connections = checked_connections(&self, &registry, &body)?;
-        let (events, keys) = restored_events(&registry, &handles, &body)?;
+        let (events, keys) = restored_events(&registry, &body)?;
         // The states, read back into the models' cells before any task
         // runs.
-        restore_states(&registry, &handles, &body.models, &keys)?;
+        restore_states(&registry, &body.models, &keys)?;
 
         // Start the bench at the saved time, without the `init` hooks:
         // its models' tasks are first polled on their first messages.
@@ -92,7 +92,6 @@ impl SimInit {
             .map_err(RestoreError::Simulation)?;
         core.restore_pending(events);
         core.set_bench_seq(body.bench_seq);
-        drop(handles);
         // Checked equal to the saved ones: the next save reuses them.
         registry.connections = Some(connections);
         simulation.saveable = registry;
@@ -100,21 +99,17 @@ impl SimInit {
     }
 }
 
-/// Each model's handle, once the bench's models are checked against the
-/// snapshot's: the same paths in the same order (pair by pair; a map of
-/// the saved paths is made only to name a model out of place), the same
-/// types, and each type's version and fields (once per type).
-fn matched_handles<'r>(
-    registry: &'r Registry,
-    body: &Body<'_>,
-) -> Result<Vec<&'r dyn ModelHandle>, RestoreError> {
-    let mut handles = Vec::with_capacity(registry.models.len());
+/// Checks the bench's models against the snapshot's: the same paths in
+/// the same order (pair by pair; the saved paths are searched only to name
+/// a model out of place), the same types, each with a handle, and each
+/// type's version and fields (once per type).
+fn match_models(registry: &Registry, body: &Body<'_>) -> Result<(), RestoreError> {
     let mut checked_types = vec![false; body.types.len()];
     for (index, model) in registry.models.iter().enumerate() {
         let Some(saved) = body
             .models
             .get(index)
-            .filter(|s| s.path == model.path.as_str())
+            .filter(|s| s.path == model.path.as_str().as_bytes())
         else {
             return Err(misplaced(registry, body, index));
         };
@@ -122,18 +117,17 @@ fn matched_handles<'r>(
         let saved_type = body
             .types
             .get(type_index)
-            .ok_or_else(|| malformed(format!("model `{}` has no type", saved.path)))?;
+            .ok_or_else(|| malformed(format!("model `{}` has no type", model.path)))?;
         let handle = matched_type(model, saved_type)?;
         if !checked_types[type_index] {
             check_fields(model, handle, saved_type)?;
             checked_types[type_index] = true;
         }
-        handles.push(handle);
     }
     if let Some(extra) = body.models.get(registry.models.len()) {
         return Err(unknown_model(body, extra));
     }
-    Ok(handles)
+    Ok(())
 }
 
 /// The error for the bench's model at `index`, which the snapshot does not
@@ -144,7 +138,7 @@ fn misplaced(registry: &Registry, body: &Body<'_>, index: usize) -> RestoreError
     let saved = body
         .models
         .iter()
-        .position(|s| s.path == model.path.as_str());
+        .position(|s| s.path == model.path.as_str().as_bytes());
     match saved {
         Some(at) => RestoreError::ModelOrder {
             model: model.path.to_string(),
@@ -154,7 +148,8 @@ fn misplaced(registry: &Registry, body: &Body<'_>, index: usize) -> RestoreError
         None => {
             // A model of the snapshot that the bench lacks, at that place,
             // is the better report when the bench has one model less.
-            let in_bench = |path: &str| registry.models.iter().any(|m| m.path.as_str() == path);
+            let in_bench =
+                |path: &[u8]| (registry.models.iter()).any(|m| m.path.as_str().as_bytes() == path);
             match body.models.get(index).filter(|s| !in_bench(s.path)) {
                 Some(extra) if registry.models.len() < body.models.len() => {
                     unknown_model(body, extra)
@@ -173,7 +168,7 @@ fn misplaced(registry: &Registry, body: &Body<'_>, index: usize) -> RestoreError
 fn unknown_model(body: &Body<'_>, extra: &ModelRecord<'_>) -> RestoreError {
     let model_type = body.types.get(extra.type_index as usize);
     RestoreError::UnknownModel {
-        model: extra.path.to_string(),
+        model: String::from_utf8_lossy(extra.path).into_owned(),
         model_type: model_type.map_or_else(String::new, |t| t.name.to_string()),
     }
 }
@@ -190,13 +185,16 @@ fn matched_type<'r>(
             bench: model.type_name,
         });
     }
-    model
-        .handle
-        .as_deref()
-        .ok_or_else(|| RestoreError::NotSaveable {
-            model: model.path.to_string(),
-            model_type: model.type_name,
-        })
+    model.handle.as_deref().ok_or_else(|| not_saveable(model))
+}
+
+/// The error for `model`, whose type cannot be saved.
+#[cold]
+fn not_saveable(model: &Registered) -> RestoreError {
+    RestoreError::NotSaveable {
+        model: model.path.to_string(),
+        model_type: model.type_name,
+    }
 }
 
 /// Checks the version and fields of `model`'s type against the saved ones.
@@ -250,7 +248,6 @@ fn checked_connections(
 /// is read: a payload may hold a key).
 fn restored_events(
     registry: &Registry,
-    handles: &[&dyn ModelHandle],
     body: &Body<'_>,
 ) -> Result<(RadixQueue, Arc<RestoreKeys>), RestoreError> {
     let origins = registry.models.len() as u64;
@@ -277,31 +274,48 @@ fn restored_events(
         event_keys.push(key);
         recipients.push(record.model);
     }
+    let handles = recipient_handles(registry, &recipients);
     let keys = Arc::new(keys);
     let events = keys::restoring(&keys, || {
         let mut events = RadixQueue::default();
         // The events again, checked above: the zip stops at the last one.
         for (i, (record, key)) in body.events.iter().zip(event_keys).enumerate() {
-            prefetch_recipients(handles, &recipients, i);
+            prefetch_recipients(&handles, &recipients, i);
             let record = record.map_err(malformed)?;
-            events.push(restored_event(registry, handles, &record, key)?);
+            events.push(restored_event(registry, &handles, &record, key)?);
         }
         Ok(events)
     })?;
     Ok((events, keys))
 }
 
+/// The models' handles by place (every model has one once
+/// [`match_models`] has passed), listed for the lookups of `recipients`,
+/// at random places: 16 bytes a model where the registry takes 56, so that
+/// more of the list stays in the last-level cache. Without events nothing
+/// is listed, as nothing would read it (docs/benchmarks.md, "Measurements
+/// behind code decisions", for both).
+fn recipient_handles<'r>(
+    registry: &'r Registry,
+    recipients: &[u32],
+) -> Vec<Option<&'r dyn ModelHandle>> {
+    if recipients.is_empty() {
+        return Vec::new();
+    }
+    let handles = registry.models.iter();
+    handles.map(|model| model.handle.as_deref()).collect()
+}
+
 /// One saved pending event, with its key, checked against its recipient's
 /// inputs.
 fn restored_event(
     registry: &Registry,
-    handles: &[&dyn ModelHandle],
+    handles: &[Option<&dyn ModelHandle>],
     record: &EventRecord<'_>,
     key: Option<EventKey>,
 ) -> Result<Entry, RestoreError> {
     let index = record.model as usize;
-    let handle = handles
-        .get(index)
+    let handle = (handles.get(index).copied().flatten())
         .ok_or_else(|| malformed(format!("a pending event for model number {index}")))?;
     let period = record.period.map(Duration::from_nanos);
     if period == Some(Duration::ZERO) {
@@ -330,10 +344,10 @@ const PREFETCH_AHEAD: usize = 16;
 /// whose reference count each restored event takes. The recipients are
 /// wherever the bench's models are; with many models and events for
 /// random ones, these loads were most of a restore's time per event.
-fn prefetch_recipients(handles: &[&dyn ModelHandle], recipients: &[u32], i: usize) {
+fn prefetch_recipients(handles: &[Option<&dyn ModelHandle>], recipients: &[u32], i: usize) {
     let recipient = |ahead: usize| {
         let model = recipients.get(i + ahead)?;
-        handles.get(*model as usize).copied()
+        *handles.get(*model as usize)?
     };
     if let Some(handle) = recipient(PREFETCH_AHEAD) {
         prefetch(handle as *const dyn ModelHandle);
@@ -348,13 +362,22 @@ fn prefetch_recipients(handles: &[&dyn ModelHandle], recipients: &[u32], i: usiz
 /// restored keys the states hold.
 fn restore_states(
     registry: &Registry,
-    handles: &[&dyn ModelHandle],
     models: &[ModelRecord<'_>],
     keys: &Arc<RestoreKeys>,
 ) -> Result<(), RestoreError> {
     keys::restoring(keys, || {
-        let saved = registry.models.iter().zip(handles).zip(models);
-        for ((model, handle), record) in saved {
+        for (i, (model, record)) in registry.models.iter().zip(models).enumerate() {
+            // Ahead, as for the events: the models' cells lie in add order
+            // only as far as the allocator kept them together (among their
+            // outputs' connections, the hardware prefetcher lost them).
+            let ahead = |n: usize| registry.models.get(i + n)?.handle.as_deref();
+            if let Some(handle) = ahead(PREFETCH_AHEAD) {
+                prefetch(handle as *const dyn ModelHandle);
+            }
+            if let Some(handle) = ahead(PREFETCH_AHEAD / 2) {
+                handle.prefetch_cell();
+            }
+            let handle = model.handle.as_deref().ok_or_else(|| not_saveable(model))?;
             handle
                 .restore(record.seq, record.state.0)
                 .map_err(|error| RestoreError::State {

@@ -129,7 +129,7 @@ impl Simulation {
             .zip(&type_of)
             .enumerate()
             .map(|(index, ((model, (seq, state)), type_index))| ModelRecord {
-                path: model.path.as_str(),
+                path: model.path.as_str().as_bytes(),
                 type_index: *type_index,
                 seq: *seq,
                 connections: connections.get(index).copied().unwrap_or(0),

@@ -161,7 +161,7 @@ impl<'a> Reader<'a> {
     /// The next model record.
     pub(crate) fn model(&mut self) -> Result<ModelRecord<'a>, ReadError> {
         Ok(ModelRecord {
-            path: self.string()?,
+            path: self.byte_string()?,
             type_index: self.varint_u32()?,
             seq: self.varint()?,
             connections: self.varint_u32()?,
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn models_postcard_wrote_are_read_back_and_every_cut_is_an_error() {
         let model = ModelRecord {
-            path: "bus/battery",
+            path: b"bus/battery",
             type_index: 2,
             seq: u64::MAX - 1,
             connections: 0xC0FF_EE00,

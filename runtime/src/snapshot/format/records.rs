@@ -66,7 +66,7 @@ impl ModelRecord<'_> {
     #[inline]
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
         out.reserve(5 * VARINT_MAX + self.path.len() + self.state.0.len());
-        byte_string(out, self.path.as_bytes());
+        byte_string(out, self.path);
         varint(out, u64::from(self.type_index));
         varint(out, self.seq);
         varint(out, u64::from(self.connections));
@@ -173,7 +173,7 @@ mod tests {
             .iter()
             .zip(strings.iter().cycle())
             .map(|(&n, text)| ModelRecord {
-                path: text,
+                path: text.as_bytes(),
                 type_index: (n >> 40) as u32,
                 seq: n,
                 connections: n as u32,
