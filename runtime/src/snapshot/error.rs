@@ -114,7 +114,7 @@ pub enum RestoreError {
     },
     /// The snapshot holds a model the bench does not have.
     UnknownModel {
-        /// Its path in the snapshot (a byte that is not UTF-8 shown as `�`).
+        /// Its path in the snapshot (bytes that are not UTF-8 shown as `�`).
         model: String,
         /// Its type in the snapshot.
         model_type: String,

@@ -336,7 +336,9 @@ fn restored_event(
 }
 
 /// How many events ahead of the one being restored the handle of its
-/// recipient is loaded, and half as many its recipient's mailbox.
+/// recipient is loaded, and half as many its recipient's mailbox; and
+/// how many models ahead of the one whose state is read back its handle
+/// is loaded, and half as many its cell.
 const PREFETCH_AHEAD: usize = 16;
 
 /// Starts loading what restoring the events ahead of event `i` will read:
