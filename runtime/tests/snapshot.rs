@@ -734,9 +734,7 @@ fn a_saved_path_that_is_not_utf8_names_no_model_of_the_bench() {
     let mut snapshot = saved_log();
     // The body's one model path, `log`, with its `o` made a byte that is
     // not UTF-8.
-    let at = (28..snapshot.len() - 4)
-        .find(|&i| &snapshot[i..i + 4] == b"\x03log")
-        .expect("the path's length and bytes");
+    let at = find(&snapshot, b"\x03log").expect("the path's length and bytes");
     snapshot[at + 2] = 0xff;
     fix_checksum(&mut snapshot);
     let (init, _, _) = log_bench(1);

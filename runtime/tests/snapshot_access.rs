@@ -5,7 +5,8 @@
 //! bench is being saved, which on several threads has a worker poll that
 //! model's task during the save; messages sent from outside before a save
 //! and not handled yet, or staged by the deterministic order; a state that
-//! panics when read back — on 1 and 4 threads. Small enough
+//! panics when read back; a bench larger than what a restore loads ahead
+//! — on 1 and 4 threads. Small enough
 //! for Miri (`.ci/miri` runs this file), which checks the accesses.
 //!
 //! Not in the executor matrix: each test runs its benches on both thread
@@ -94,6 +95,44 @@ fn saves_between_steps_hold_the_state_of_their_moment() {
                 "{threads} threads, round {round}"
             );
         }
+    }
+}
+
+/// A bench of more models than a restore loads ahead (each model's cell
+/// sixteen models ahead, each event's recipient sixteen events ahead):
+/// every state and pending event comes back, and the accesses of those
+/// loops are checked under Miri.
+#[test]
+fn a_bench_larger_than_the_restores_look_ahead_comes_back_whole() {
+    const MODELS: usize = 20;
+    for threads in [1, 4] {
+        let (init, tallies) = bench(MODELS, threads);
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        for (i, tally) in tallies.iter().enumerate() {
+            let n = i as u64 + 1;
+            simu.process_event(Tally::ports().add, n, tally).unwrap();
+            // One pending event each, in the reverse of the add order.
+            let at = Duration::from_millis(1 + (MODELS - i) as u64);
+            simu.scheduler()
+                .schedule(at, Tally::ports().add, 100 * n, tally)
+                .unwrap();
+        }
+        let mut snapshot = Vec::new();
+        simu.save(&mut snapshot).unwrap();
+        simu.step_until(SimTime::from_millis(30)).unwrap();
+        let expected = read_all(&mut simu, &tallies);
+
+        let (init, restored_tallies) = bench(MODELS, threads);
+        let mut restored = init.restore_bytes(&snapshot).unwrap();
+        let states = read_all(&mut restored, &restored_tallies);
+        let saved: Vec<(u64, u64)> = (1..=MODELS as u64).map(|n| (n, 1)).collect();
+        assert_eq!(states, saved, "{threads} threads: the states");
+        restored.step_until(SimTime::from_millis(30)).unwrap();
+        assert_eq!(
+            read_all(&mut restored, &restored_tallies),
+            expected,
+            "{threads} threads: the pending events"
+        );
     }
 }
 

@@ -25,10 +25,11 @@
 //! cancelled entries are dropped. Each compaction costs the queue's length,
 //! after at least half that many pushes: O(1) amortised per push, and the
 //! queue never holds more than twice the live events it kept at its last
-//! compaction, or had when a save put it back (or [`COMPACT_MIN`]). Dropping entries moves no other one to
-//! another bucket, so the order of the live events is unchanged. Only an
-//! event with a key can be cancelled: a queue that holds none (the queue
-//! counts them, from above) skips the compaction's pass.
+//! compaction, or had when a save put it back (or [`COMPACT_MIN`]).
+//! Dropping entries moves no other one to another bucket, so the order of
+//! the live events is unchanged. Only an event with a key can be
+//! cancelled: a queue that holds none (the queue counts them, from above)
+//! skips the compaction's pass.
 
 mod radix;
 
