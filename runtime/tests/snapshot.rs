@@ -1028,6 +1028,46 @@ fn a_pending_event_for_an_input_that_no_longer_exists_is_named() {
     );
 }
 
+/// A restore that reads the pending events on a helper thread while the
+/// states are read back meets the errors a restore on one thread does, in
+/// the same order: the wiring, then the events, then the states.
+#[test]
+fn a_parallel_restore_reports_what_a_serial_one_does() {
+    let intact = saved_log();
+    // Its pending event for input `note` made one for `nope`.
+    let mut lost_input = intact.clone();
+    let at = find(&lost_input, b"note").expect("the event names its input");
+    lost_input[at..at + 4].copy_from_slice(b"nope");
+    fix_checksum(&mut lost_input);
+    let unwired = || {
+        let log = Log {
+            seen: Output::new(),
+            timeout: None,
+            periodic: None,
+        };
+        SimInit::new().add_model(log, Mailbox::new(), "log")
+    };
+    let retyped = || later_bench(later::retyped::new(), |m, q| m.seen.connect_sink(q));
+    type Build<'a> = &'a dyn Fn() -> SimInit;
+    let cases: [(&str, Build, &[u8]); 4] = [
+        ("wiring and event", &unwired, &lost_input),
+        ("event", &|| log_bench(1).0, &lost_input),
+        ("event and state", &retyped, &lost_input),
+        ("state", &retyped, &intact),
+    ];
+    for (case, build, snapshot) in cases {
+        let serial = restore_into(build().with_parallel_restore(false), snapshot);
+        let parallel = restore_into(build().with_parallel_restore(true), snapshot);
+        assert_eq!(parallel, serial, "{case}");
+        let expected = match case {
+            "wiring and event" => matches!(serial, RestoreError::ConnectionMismatch { .. }),
+            "state" => matches!(serial, RestoreError::State { .. }),
+            _ => matches!(serial, RestoreError::Event { .. }),
+        };
+        assert!(expected, "{case}: {serial}");
+    }
+}
+
 #[test]
 fn a_snapshot_of_another_format_or_damaged_bytes_is_refused() {
     let snapshot = saved_log();
@@ -1144,11 +1184,17 @@ fn random_and_damaged_bytes_give_errors_never_panics() {
         let (init, _, _) = log_bench(1);
         // Decoding may succeed on a flip that lands in a payload; any
         // outcome but a panic is fine.
-        let _ = if (round / 4) % 2 == 0 {
+        let outcome = if (round / 4) % 2 == 0 {
             init.restore(bytes.as_slice())
         } else {
             init.restore_bytes(&bytes)
         };
+        // The same outcome with the events read on a helper thread.
+        if round % 4 == 2 {
+            let (init, _, _) = log_bench(1);
+            let parallel = init.with_parallel_restore(true).restore_bytes(&bytes);
+            assert_eq!(parallel.map(drop), outcome.map(drop), "round {round}");
+        }
     }
 }
 

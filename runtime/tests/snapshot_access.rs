@@ -100,12 +100,13 @@ fn saves_between_steps_hold_the_state_of_their_moment() {
 
 /// A bench of more models than a restore loads ahead (each model's cell
 /// sixteen models ahead, each event's recipient sixteen events ahead):
-/// every state and pending event comes back, and the accesses of those
-/// loops are checked under Miri.
+/// every state and pending event comes back, whether the events are read
+/// on a helper thread or not, and the accesses of those loops (and of the
+/// two threads) are checked under Miri.
 #[test]
 fn a_bench_larger_than_the_restores_look_ahead_comes_back_whole() {
     const MODELS: usize = 20;
-    for threads in [1, 4] {
+    for threads in [1, 2, 4] {
         let (init, tallies) = bench(MODELS, threads);
         let mut simu = init.init(SimTime::ZERO).unwrap();
         for (i, tally) in tallies.iter().enumerate() {
@@ -122,17 +123,21 @@ fn a_bench_larger_than_the_restores_look_ahead_comes_back_whole() {
         simu.step_until(SimTime::from_millis(30)).unwrap();
         let expected = read_all(&mut simu, &tallies);
 
-        let (init, restored_tallies) = bench(MODELS, threads);
-        let mut restored = init.restore_bytes(&snapshot).unwrap();
-        let states = read_all(&mut restored, &restored_tallies);
-        let saved: Vec<(u64, u64)> = (1..=MODELS as u64).map(|n| (n, 1)).collect();
-        assert_eq!(states, saved, "{threads} threads: the states");
-        restored.step_until(SimTime::from_millis(30)).unwrap();
-        assert_eq!(
-            read_all(&mut restored, &restored_tallies),
-            expected,
-            "{threads} threads: the pending events"
-        );
+        for parallel in [false, true] {
+            let (init, restored_tallies) = bench(MODELS, threads);
+            let init = init.with_parallel_restore(parallel);
+            let mut restored = init.restore_bytes(&snapshot).unwrap();
+            let states = read_all(&mut restored, &restored_tallies);
+            let saved: Vec<(u64, u64)> = (1..=MODELS as u64).map(|n| (n, 1)).collect();
+            let case = format!("{threads} threads, parallel restore {parallel}");
+            assert_eq!(states, saved, "{case}: the states");
+            restored.step_until(SimTime::from_millis(30)).unwrap();
+            assert_eq!(
+                read_all(&mut restored, &restored_tallies),
+                expected,
+                "{case}: the pending events"
+            );
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p causim-benches --bin snapshot -- [--runs N] [--threads N] [--max-models N]
-//!     [--models N --events N [--links N]] [--from-reader]
+//!     [--models N --events N [--links N]] [--from-reader] [--serial]
 //! ```
 //!
 //! Each row is a bench of `models` models of a few fields each (a counter,
@@ -18,7 +18,10 @@
 //!   bench, starts it at the saved time and has every model read its state
 //!   back: a fork's restore, from a snapshot read once (`--from-reader`:
 //!   `SimInit::restore` of the bytes as a reader, which copies them first,
-//!   as it would read a file);
+//!   as it would read a file); the events are read on a helper thread
+//!   while the states are read back, as a restore does by default on a
+//!   machine of several cores (`--serial`: all on the calling thread,
+//!   `SimInit::with_parallel_restore(false)`);
 //! - **start**, for scale: `SimInit::init` of the same bench, which
 //!   restore does too (it starts the bench's tasks), without the state.
 //!
@@ -155,6 +158,8 @@ struct Args {
     row: Option<Row>,
     /// Restore from a reader (`SimInit::restore`) instead of from the bytes.
     from_reader: bool,
+    /// Restore on the calling thread only.
+    serial: bool,
 }
 
 impl Args {
@@ -166,11 +171,13 @@ impl Args {
             max_models: usize::MAX,
             row: None,
             from_reader: false,
+            serial: false,
         };
         let (mut models, mut events, mut links) = (None, None, 0);
         while let Some(arg) = args.next() {
-            if arg == "--from-reader" {
-                parsed.from_reader = true;
+            if arg == "--from-reader" || arg == "--serial" {
+                parsed.from_reader |= arg == "--from-reader";
+                parsed.serial |= arg == "--serial";
                 continue;
             }
             let value = args.next().ok_or(format!("{arg} needs a value"))?;
@@ -249,7 +256,8 @@ struct Timing {
 
 /// Builds, starts, saves and restores the bench of `row` once, checking
 /// the restored bench against the saved one.
-fn run_once(row: Row, threads: usize, from_reader: bool) -> Result<Timing, String> {
+fn run_once(row: Row, args: &Args) -> Result<Timing, String> {
+    let threads = args.threads;
     let (init, last) = bench(row, threads);
     let started = Instant::now();
     let mut simu = init.init(SimTime::ZERO).map_err(|e| e.to_string())?;
@@ -275,8 +283,13 @@ fn run_once(row: Row, threads: usize, from_reader: bool) -> Result<Timing, Strin
     // second was the slower, whichever way it read; see "Save and
     // restore" in docs/benchmarks.md.)
     let (init, last) = bench(row, threads);
+    let init = if args.serial {
+        init.with_parallel_restore(false)
+    } else {
+        init
+    };
     let started = Instant::now();
-    let restored = if from_reader {
+    let restored = if args.from_reader {
         init.restore(snapshot.as_slice())
     } else {
         init.restore_bytes(&snapshot)
@@ -339,7 +352,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(message) => {
             eprintln!(
-                "snapshot: {message}\nusage: snapshot [--runs N] [--threads N] [--max-models N] [--models N --events N [--links N]] [--from-reader]"
+                "snapshot: {message}\nusage: snapshot [--runs N] [--threads N] [--max-models N] [--models N --events N [--links N]] [--from-reader] [--serial]"
             );
             return ExitCode::from(2);
         }
@@ -350,8 +363,10 @@ fn main() -> ExitCode {
         "bytes"
     };
     println!(
-        "save and restore (from {source}), {} thread(s), median (min..max) of {} runs\n",
-        args.threads, args.runs
+        "save and restore (from {source}{}), {} thread(s), median (min..max) of {} runs\n",
+        if args.serial { ", serial" } else { "" },
+        args.threads,
+        args.runs
     );
     println!("| models | pending events | snapshot bytes | bytes per model | start ms | save ms | save MB/s | restore ms | restore MB/s |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
@@ -359,7 +374,7 @@ fn main() -> ExitCode {
     for row in rows.into_iter().filter(|row| row.models <= args.max_models) {
         let mut timings = Vec::with_capacity(args.runs);
         for _ in 0..args.runs {
-            match run_once(row, args.threads, args.from_reader) {
+            match run_once(row, &args) {
                 Ok(timing) => timings.push(timing),
                 Err(message) => {
                     eprintln!("snapshot: {message}");

@@ -80,6 +80,10 @@ pub struct SimInit {
     /// The models, for a snapshot (see `crate::snapshot`).
     #[cfg(feature = "save")]
     pub(crate) saveable: crate::snapshot::Registry,
+    /// Whether a restore may use a second thread: `None` leaves it to the
+    /// snapshot's size and the machine (see `snapshot/restore.rs`).
+    #[cfg(feature = "save")]
+    pub(crate) parallel_restore: Option<bool>,
 }
 
 impl SimInit {
@@ -103,6 +107,8 @@ impl SimInit {
             topology: Recorder::default(),
             #[cfg(feature = "save")]
             saveable: crate::snapshot::Registry::default(),
+            #[cfg(feature = "save")]
+            parallel_restore: None,
         }
     }
 

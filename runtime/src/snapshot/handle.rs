@@ -12,7 +12,7 @@ use crate::ports::event::Event;
 use crate::prefetch::prefetch;
 
 /// A saveable model of the bench.
-pub(crate) trait ModelHandle: Send {
+pub(crate) trait ModelHandle: Send + Sync {
     /// The version of its state's format.
     fn version(&self) -> u32;
     /// The names of its saved fields.

@@ -9,7 +9,7 @@
 //! failure at any point returns an error and no simulation.
 
 use std::io::Read;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use super::error::RestoreError;
@@ -18,11 +18,13 @@ use super::format::{self, Body, EventRecord, ModelRecord, TypeRecord};
 use super::handle::ModelHandle;
 use super::keys::{self, RestoreKeys};
 use super::{Registered, Registry};
+use crate::bench::BenchId;
 use crate::prefetch::prefetch;
 use crate::scheduler::heap::{Entry, RadixQueue};
 use crate::scheduler::{entry, EventKey};
 use crate::simulation::{SimInit, Simulation};
 use crate::time::SimTime;
+use crate::topology::Recorder;
 
 impl SimInit {
     /// Builds the simulation of this bench from a snapshot written by
@@ -77,19 +79,35 @@ impl SimInit {
         self.check().map_err(RestoreError::Simulation)?;
         let mut registry = std::mem::take(&mut self.saveable);
         match_models(&registry, &body)?;
-        let connections = checked_connections(&self, &registry, &body)?;
-        let (events, keys) = restored_events(&registry, &body)?;
-        // The states, read back into the models' cells before any task
-        // runs.
-        restore_states(&registry, &body.models, &keys)?;
-
-        // Start the bench at the saved time, without the `init` hooks:
-        // its models' tasks are first polled on their first messages.
+        // The wiring, checked from the bench's record of it (not from the
+        // models, whose cells the states are read back into meanwhile).
+        let bench = self.bench();
+        let topology = std::mem::take(&mut self.topology);
+        let check_wiring = || checked_connections(&topology, bench, &registry, &body);
+        let listed = match listed_events(&registry, &body) {
+            Ok(listed) => listed,
+            // The wiring's error first, as it is checked first.
+            Err(error) => return Err(check_wiring().err().unwrap_or(error)),
+        };
+        let keys = listed.keys.clone();
         let core = self.core().clone();
-        core.skip_init();
-        let mut simulation = self
-            .start(SimTime::from_nanos(body.time))
-            .map_err(RestoreError::Simulation)?;
+        let time = SimTime::from_nanos(body.time);
+        let helped = self.helped_restore(body.models.len());
+        let ((connections, events), mut simulation) = alongside(
+            helped,
+            // The checks and the event list, on a helper thread if any.
+            || Ok((check_wiring()?, restored_queue(&registry, &body, listed)?)),
+            // The states, read back into the models' cells before any task
+            // runs; then the bench starts at the saved time, without the
+            // `init` hooks: its models' tasks are first polled on their
+            // first messages.
+            || {
+                restore_states(&registry, &body.models, &keys)?;
+                core.skip_init();
+                self.start(time).map_err(RestoreError::Simulation)
+            },
+        )?;
+        simulation.topology = topology;
         core.restore_pending(events);
         core.set_bench_seq(body.bench_seq);
         // Checked equal to the saved ones: the next save reuses them.
@@ -97,6 +115,85 @@ impl SimInit {
         simulation.saveable = registry;
         Ok(simulation)
     }
+
+    /// Whether a restore may read a snapshot's pending events on a second
+    /// thread while the models read their states back and the bench
+    /// starts: `true` always, `false` never. By default it does when the
+    /// bench has more than a few thousand models and the machine more than
+    /// one core. The simulation restored is the same either way, and so
+    /// are the errors, met in the same order. Forks restored in parallel
+    /// threads, one per core, may say `false`.
+    ///
+    /// ```
+    /// # use causim::prelude::*;
+    /// # #[model(save)]
+    /// # pub struct Counter { count: u64 }
+    /// # #[model(save)]
+    /// # impl Counter {
+    /// #     #[input]
+    /// #     pub fn add(&mut self, n: u64) { self.count += n; }
+    /// # }
+    /// let bench = || SimInit::new().add_model(Counter { count: 0 }, Mailbox::new(), "counter");
+    /// let mut snapshot = Vec::new();
+    /// bench().init(SimTime::ZERO)?.save(&mut snapshot)?;
+    /// let fork = bench().with_parallel_restore(false).restore_bytes(&snapshot)?;
+    /// # drop(fork);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_parallel_restore(mut self, parallel: bool) -> Self {
+        self.parallel_restore = Some(parallel);
+        self
+    }
+
+    /// Whether restoring a bench of `models` models uses a helper thread.
+    fn helped_restore(&self, models: usize) -> bool {
+        self.parallel_restore.unwrap_or_else(|| {
+            models >= HELPED_FROM
+                && std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1)
+        })
+    }
+}
+
+/// How many models a bench has at least for its restore to use a helper
+/// thread by default. What the calling thread does meanwhile grows with
+/// the models (their states, their tasks), so a bench of a few models and
+/// many events would only move its events to another thread; and starting
+/// a thread costs tens of microseconds, what restoring a few hundred
+/// models takes (docs/benchmarks.md, "Save and restore").
+const HELPED_FROM: usize = 8192;
+
+/// Runs `helper` and `main`, on two threads if `helped` (and the system
+/// gives a thread; else one after the other), and returns both results,
+/// or the first error in the order `helper`, `main`: the order a
+/// restore on one thread meets them in. On one thread, `main` does not
+/// run once `helper` has failed.
+fn alongside<H: Send, M>(
+    helped: bool,
+    helper: impl FnOnce() -> Result<H, RestoreError> + Send,
+    main: impl FnOnce() -> Result<M, RestoreError>,
+) -> Result<(H, M), RestoreError> {
+    if !helped {
+        let helped = helper()?;
+        return Ok((helped, main()?));
+    }
+    // Taken by whichever thread runs it: the helper, or this thread if
+    // no helper could be started.
+    let helper = Mutex::new(Some(helper));
+    let take = || helper.lock().unwrap_or_else(PoisonError::into_inner).take();
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("causim-restore".into())
+            .spawn_scoped(scope, || take().map(|helper| helper()));
+        let main = main();
+        let helped = match spawned.map(|thread| thread.join()) {
+            Ok(Ok(Some(helped))) => helped,
+            // A panic in a payload's `Deserialize` code, as on one thread.
+            Ok(Err(payload)) => std::panic::resume_unwind(payload),
+            // Not started (the system refused the thread): run it here.
+            Ok(Ok(None)) | Err(_) => take().expect("a helper that did not run")(),
+        };
+        Ok((helped?, main?))
+    })
 }
 
 /// Checks the bench's models against the snapshot's: the same paths in
@@ -225,12 +322,13 @@ fn check_fields(
 /// The checksums of each model's outgoing connections, checked against
 /// the saved ones (the models are already matched place by place).
 fn checked_connections(
-    init: &SimInit,
+    topology: &Recorder,
+    bench: BenchId,
     registry: &Registry,
     body: &Body<'_>,
 ) -> Result<Vec<u32>, RestoreError> {
     let models = registry.models.len();
-    let connections = fingerprints(models, |each| init.for_each_connection(each));
+    let connections = fingerprints(models, |each| topology.for_each_connection(bench, each));
     for (index, model) in body.models.iter().enumerate() {
         if connections.get(index) != Some(&model.connections) {
             return Err(RestoreError::ConnectionMismatch {
@@ -241,15 +339,21 @@ fn checked_connections(
     Ok(connections)
 }
 
-/// The saved pending events, each checked against its recipient's inputs,
-/// in an event list of their own (handed whole to the schedule once the
-/// bench starts, rather than listed and then moved into the schedule's
-/// one by one), and the keys made for them (all of them before any payload
-/// is read: a payload may hold a key).
-fn restored_events(
-    registry: &Registry,
-    body: &Body<'_>,
-) -> Result<(RadixQueue, Arc<RestoreKeys>), RestoreError> {
+/// The saved pending events, read once to make their keys (all of them
+/// before any payload is read: a payload may hold a key): what
+/// [`restored_queue`] needs to restore them.
+struct ListedEvents {
+    /// The keys made, by number.
+    keys: Arc<RestoreKeys>,
+    /// Each event's key, if it has one.
+    event_keys: Vec<Option<EventKey>>,
+    /// Each event's recipient, by the model's place.
+    recipients: Vec<u32>,
+}
+
+/// Reads the saved pending events a first time: their times, origins and
+/// keys checked, their keys made.
+fn listed_events(registry: &Registry, body: &Body<'_>) -> Result<ListedEvents, RestoreError> {
     let origins = registry.models.len() as u64;
     let mut keys = RestoreKeys::default();
     let mut event_keys = Vec::with_capacity(body.events.len());
@@ -274,9 +378,29 @@ fn restored_events(
         event_keys.push(key);
         recipients.push(record.model);
     }
+    Ok(ListedEvents {
+        keys: Arc::new(keys),
+        event_keys,
+        recipients,
+    })
+}
+
+/// The saved pending events, each checked against its recipient's inputs,
+/// in an event list of their own (handed whole to the schedule once the
+/// bench starts, rather than listed and then moved into the schedule's
+/// one by one).
+fn restored_queue(
+    registry: &Registry,
+    body: &Body<'_>,
+    listed: ListedEvents,
+) -> Result<RadixQueue, RestoreError> {
+    let ListedEvents {
+        keys,
+        event_keys,
+        recipients,
+    } = listed;
     let handles = recipient_handles(registry, &recipients);
-    let keys = Arc::new(keys);
-    let events = keys::restoring(&keys, || {
+    keys::restoring(&keys, || {
         let mut events = RadixQueue::default();
         // The events again, checked above: the zip stops at the last one.
         for (i, (record, key)) in body.events.iter().zip(event_keys).enumerate() {
@@ -285,8 +409,7 @@ fn restored_events(
             events.push(restored_event(registry, &handles, &record, key)?);
         }
         Ok(events)
-    })?;
-    Ok((events, keys))
+    })
 }
 
 /// The models' handles by place (every model has one once

@@ -77,14 +77,6 @@ impl SimInit {
     pub fn topology(&self) -> Topology {
         self.topology.resolve(self.bench())
     }
-
-    /// Calls `each` with every connection, numbered as in
-    /// [`topology`](Self::topology), without its names, model after model
-    /// (for checksums).
-    #[cfg(feature = "save")]
-    pub(crate) fn for_each_connection(&self, each: impl FnMut(&Connection)) {
-        self.topology.for_each_connection(self.bench(), each);
-    }
 }
 
 impl Simulation {
@@ -94,7 +86,9 @@ impl Simulation {
         self.topology.resolve(self.bench())
     }
 
-    /// As [`SimInit::for_each_connection`].
+    /// Calls `each` with every connection, numbered as in
+    /// [`topology`](Self::topology), without its names, model after model
+    /// (for checksums).
     #[cfg(feature = "save")]
     pub(crate) fn for_each_connection(&self, each: impl FnMut(&Connection)) {
         self.topology.for_each_connection(self.bench(), each);
