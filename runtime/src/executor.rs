@@ -17,7 +17,7 @@ pub(crate) mod st;
 
 use std::any::Any;
 use std::sync::Arc;
-use std::task::RawWaker;
+use std::task::{RawWaker, Waker};
 use std::time::Instant;
 
 use crate::bench::BenchId;
@@ -69,8 +69,7 @@ impl Executor {
     ) {
         match self {
             Executor::St(e) => e.spawn_all(tasks, first_poll),
-            // Its mailboxes learn their consumer's waker from a poll.
-            Executor::Mt(e) => e.spawn_all(tasks),
+            Executor::Mt(e) => e.spawn_all(tasks, first_poll),
         }
     }
 
@@ -171,11 +170,10 @@ pub(crate) enum FirstPoll {
     AtStart,
     /// When a message reaches the model, for tasks whose first act is to
     /// ask for one (a restored bench, whose hooks are skipped): a first
-    /// poll would only park each on its empty mailbox. The
-    /// single-threaded executor marks them parked instead, so that a
-    /// bench of many models starts without touching each model's task;
-    /// the multi-threaded one polls them at the start all the same (its
-    /// mailboxes learn their consumer's waker from that poll).
+    /// poll would only park each on its empty mailbox. The executors mark
+    /// them parked instead (the multi-threaded one registers each task's
+    /// waker with its mailbox, as the poll would), so that a bench of many
+    /// models starts without touching each model's task.
     OnFirstMessage,
 }
 
@@ -211,6 +209,12 @@ pub(crate) unsafe trait TaskProbe: Send + Sync {
     /// message wakes it, and returns true; false, marking nothing, if its
     /// mailbox holds a message already or it has none (a bench task).
     fn park_unpolled(&self) -> bool;
+    /// [`park_unpolled`](TaskProbe::park_unpolled) on the multi-threaded
+    /// executor, with the task's `waker`, which a message then wakes:
+    /// true if the task is not to be queued now (it waits, or a message's
+    /// wake-up queued it already), false if the caller must queue it (a
+    /// message waits, or it has no mailbox).
+    fn park_unpolled_remote(&self, waker: &Waker) -> bool;
     /// The task's waker state on the single-threaded executor, and a raw
     /// waker over this probe (see the trait's safety contract): what a
     /// poll needs, in one dynamic call.
@@ -274,6 +278,10 @@ unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
         self.0.park_unpolled()
     }
 
+    fn park_unpolled_remote(&self, waker: &Waker) -> bool {
+        self.0.park_unpolled_remote(waker)
+    }
+
     fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
         (st::HasTaskWaker::task_waker(self), st::raw_waker(self))
     }
@@ -317,6 +325,10 @@ unsafe impl<T: Send + 'static> TaskProbe for Channel<T> {
 
     fn park_unpolled(&self) -> bool {
         Channel::park_unpolled(self)
+    }
+
+    fn park_unpolled_remote(&self, waker: &Waker) -> bool {
+        Channel::park_unpolled_remote(self, waker)
     }
 
     fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
@@ -379,6 +391,10 @@ unsafe impl TaskProbe for BenchTask {
     }
 
     fn park_unpolled(&self) -> bool {
+        false
+    }
+
+    fn park_unpolled_remote(&self, _waker: &Waker) -> bool {
         false
     }
 

@@ -46,7 +46,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use super::st::{RunError, Stuck, TaskFuture};
-use super::{TaskMeta, TaskProbe};
+use super::{FirstPoll, TaskMeta, TaskProbe};
 use crate::bench::BenchId;
 use crate::poll_report::Misaddressed;
 use crate::sync::thread::{self, JoinHandle};
@@ -140,6 +140,32 @@ impl Executor {
     /// Adds a task and queues it for its first poll.
     pub(crate) fn spawn(&mut self, future: TaskFuture, probe: std::sync::Arc<dyn TaskProbe>) {
         self.compact();
+        self.push_scheduled(future, probe);
+    }
+
+    /// Adds the tasks of a bench's models at its start, each queued for
+    /// its first poll in the order given — or, for `OnFirstMessage`, each
+    /// parked on its empty mailbox as that poll would have left it, and
+    /// queued only if a message waits for it already.
+    pub(crate) fn spawn_all(
+        &mut self,
+        tasks: impl ExactSizeIterator<Item = (TaskFuture, std::sync::Arc<dyn TaskProbe>)>,
+        first_poll: FirstPoll,
+    ) {
+        self.compact();
+        self.tasks.reserve(tasks.len());
+        for (future, probe) in tasks {
+            match first_poll {
+                FirstPoll::AtStart => self.push_scheduled(future, probe),
+                FirstPoll::OnFirstMessage => self.push_parked(future, probe),
+            }
+        }
+        // Every task of the list is live: no compaction before it doubles.
+        self.compacted = self.tasks.len();
+    }
+
+    /// Adds a task and queues it for its first poll.
+    fn push_scheduled(&mut self, future: TaskFuture, probe: std::sync::Arc<dyn TaskProbe>) {
         let task = Arc::new(Task::new_scheduled(future, probe, self.shared.clone()));
         // The list keeps the task alive while it is queued (see `TaskRef`).
         self.tasks.push(task);
@@ -147,15 +173,25 @@ impl Executor {
         self.main.push_spawned(task);
     }
 
-    /// Adds the tasks of a bench's models at its start, each queued for
-    /// its first poll in the order given.
-    pub(crate) fn spawn_all(
-        &mut self,
-        tasks: impl ExactSizeIterator<Item = (TaskFuture, std::sync::Arc<dyn TaskProbe>)>,
-    ) {
-        self.tasks.reserve(tasks.len());
-        for (future, probe) in tasks {
-            self.spawn(future, probe);
+    /// Adds a task whose first act is to ask its mailbox for a message,
+    /// without polling it: its waker is registered with the mailbox, which
+    /// is marked as waiting, so that a message wakes it; if a message is
+    /// there already, it is queued as [`push_scheduled`](Self::push_scheduled)
+    /// queues it. (A poll would do the same, and touch the task's future
+    /// and model besides, on a worker: what that cost a restore of many
+    /// models is in docs/benchmarks.md, "Save and restore".)
+    fn push_parked(&mut self, future: TaskFuture, probe: std::sync::Arc<dyn TaskProbe>) {
+        let task = Arc::new(Task::new_idle(future, probe.clone(), self.shared.clone()));
+        // The list keeps the task alive for the waker lent below, and
+        // while it is queued.
+        self.tasks.push(task);
+        let task = &self.tasks[self.tasks.len() - 1];
+        let task_ref = TaskRef::new(task);
+        // SAFETY: the task is inside an `Arc` in the list, which outlives
+        // this borrow (the mailbox clones the waker it keeps).
+        let waker = unsafe { waker::borrowed(task_ref) };
+        if !probe.park_unpolled_remote(&waker) && task.mark_woken() {
+            self.main.push_spawned(task_ref);
         }
     }
 

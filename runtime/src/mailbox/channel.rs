@@ -32,7 +32,7 @@
 //! keeps the same-time rule).
 
 use std::sync::OnceLock;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use super::overflow::Overflow;
 use super::queue::{ArrayQueue, Claim, ClaimError, Popped};
@@ -607,6 +607,29 @@ impl<T> Channel<T> {
         }
         self.parked.store(true, Ordering::Release);
         true
+    }
+
+    /// [`park_unpolled`](Channel::park_unpolled) for a consumer of the
+    /// multi-threaded executor, whose `waker` a push wakes: registers it
+    /// and marks the wait, then looks, as
+    /// [`park_remote`](Channel::park_remote) does. True if the consumer
+    /// waits, or a push's wake-up came after the mark (it queued the task
+    /// already); false if a message came first, and nothing woke the
+    /// task: the caller queues it.
+    pub(crate) fn park_unpolled_remote(&self, waker: &Waker) -> bool {
+        // SAFETY: the consumer's task was never polled: the executor
+        // spawning it is its only consumer so far, and the task's first
+        // poll comes after this call, through the queue that hands the task
+        // over.
+        unsafe { self.consumer.register(waker) };
+        self.parked.swap(true, Ordering::AcqRel);
+        if self.len() == 0 {
+            // Every slot is free, as in `park_remote`.
+            self.producers.top_up(|| self.queue.capacity());
+            return true;
+        }
+        // Take the mark back, unless a push took it and woke the task.
+        !self.parked.swap(false, Ordering::AcqRel)
     }
 
     /// True when the consumer waits on an empty queue: the model is idle.

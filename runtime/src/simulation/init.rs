@@ -556,9 +556,9 @@ impl SimInit {
         // every hook.
         simulation.run_zero_delay_rounds(deadline)?;
         drop(bench);
-        // Every model was queued and polled once (unless restored on one
-        // thread): let the queues that held them all shrink back, so that an idle bench holds no
-        // per-model memory in them.
+        // Every model was queued and polled once (unless restored): let
+        // the queues that held them all shrink back, so that an idle bench
+        // holds no per-model memory in them.
         simulation.executor.trim();
         // A message an init hook sent to a mailbox never added is a wiring
         // error like a missing connection: report it now. Left for a later

@@ -96,8 +96,28 @@ impl Task {
         probe: std::sync::Arc<dyn TaskProbe>,
         shared: Arc<Shared>,
     ) -> Self {
+        Task::new(future, probe, shared, SCHEDULED)
+    }
+
+    /// A task that is idle, not queued: a wake-up queues it (see
+    /// [`Executor::spawn_all`](super::Executor::spawn_all)).
+    pub(crate) fn new_idle(
+        future: TaskFuture,
+        probe: std::sync::Arc<dyn TaskProbe>,
+        shared: Arc<Shared>,
+    ) -> Self {
+        Task::new(future, probe, shared, 0)
+    }
+
+    /// A task in `state`.
+    fn new(
+        future: TaskFuture,
+        probe: std::sync::Arc<dyn TaskProbe>,
+        shared: Arc<Shared>,
+        state: u8,
+    ) -> Self {
         Task {
-            state: AtomicU8::new(SCHEDULED),
+            state: AtomicU8::new(state),
             held: UnsafeCell::new(HeldParts {
                 future: Some(future),
                 reported: false,

@@ -2,12 +2,16 @@
 //! reach: `st3`'s queues are not instrumented under loom, but Miri runs
 //! them as they are (`.ci/miri` runs these tests).
 
+use std::future::poll_fn;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::Executor;
 use crate::bench::BenchId;
-use crate::executor::{TaskMeta, TaskProbe};
+use crate::executor::st::TaskFuture;
+use crate::executor::{FirstPoll, TaskMeta, TaskProbe};
+use crate::mailbox::channel::{Channel, Pushed};
+use crate::name::Name;
 
 /// The probe of a bench task named `name`.
 fn meta(name: &str) -> Arc<dyn TaskProbe> {
@@ -114,4 +118,66 @@ fn a_spilling_queue_loses_no_task_to_a_stealing_worker() {
             "step {step} ended before every woken task ran"
         );
     }
+}
+
+/// Pushes `value` into `channel`, which has room, from whatever thread.
+fn push(channel: &Channel<u32>, value: u32) {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let pushed = channel.try_push_with(value, Some, &mut cx, None);
+    assert_eq!(pushed, Ok(Pushed::Delivered));
+}
+
+/// Spawned to be first polled on their first message (a restored bench's
+/// tasks), tasks are parked on their empty mailboxes without a poll: a
+/// message wakes its task, from the bench or from another thread, and a
+/// task whose mailbox held a message already is queued at once.
+#[test]
+fn tasks_first_polled_on_their_first_message_wait_for_it() {
+    let bench = BenchId::new();
+    let channels: Vec<Arc<Channel<u32>>> = (0..3)
+        .map(|place| {
+            let channel = Arc::new(Channel::new(4));
+            channel.bind(Name::from(format!("m{place}").as_str()), bench, place);
+            channel
+        })
+        .collect();
+    // Sent before the start: the third task's first poll must take it.
+    push(&channels[2], 9);
+    let polls = Arc::new(Mutex::new(Vec::new()));
+    let tasks: Vec<(TaskFuture, Arc<dyn TaskProbe>)> = (channels.iter().enumerate())
+        .map(|(index, channel)| {
+            let (polls, mailbox) = (polls.clone(), channel.clone());
+            let task = async move {
+                polls.lock().unwrap().push((index, None));
+                loop {
+                    // SAFETY: this task is the channel's only consumer.
+                    let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
+                    polls.lock().unwrap().push((index, Some(value)));
+                }
+            };
+            let meta = TaskMeta {
+                name: Arc::from(format!("m{index}")),
+                model_type: "test",
+                mailbox: Some(channel.clone() as Arc<dyn TaskProbe>),
+            };
+            (Box::pin(task) as TaskFuture, meta.into_probe())
+        })
+        .collect();
+    let mut executor = Executor::new(2, bench, 1);
+    executor.spawn_all(tasks.into_iter(), FirstPoll::OnFirstMessage);
+    assert!(channels[0].is_idle() && channels[1].is_idle());
+    assert!(executor.run(None).is_ok());
+    assert_eq!(*polls.lock().unwrap(), [(2, None), (2, Some(9))]);
+
+    executor.enter(|| push(&channels[1], 5));
+    assert!(executor.run(None).is_ok());
+    let sender = channels[0].clone();
+    std::thread::spawn(move || push(&sender, 7)).join().unwrap();
+    assert!(executor.run(None).is_ok());
+    assert_eq!(
+        polls.lock().unwrap()[2..],
+        [(1, None), (1, Some(5)), (0, None), (0, Some(7))]
+    );
+    assert!(channels.iter().all(|channel| channel.is_idle()));
+    assert!(executor.stuck().is_empty());
 }

@@ -98,6 +98,46 @@ fn loom_channel_two_producers_into_an_empty_mailbox_wake_its_consumer() {
     });
 }
 
+/// A waker that counts its wake-ups.
+struct Counting(crate::sync::atomic::AtomicUsize);
+
+impl std::task::Wake for Counting {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A consumer parked before its first poll (a restored bench's task on
+/// the multi-threaded executor) while a producer pushes: exactly one of
+/// the two queues the task — the parking, which then sees the message
+/// with nothing woken, or the push, which wakes the registered waker.
+#[test]
+fn loom_channel_an_unpolled_consumer_parked_while_a_producer_pushes_is_queued_once() {
+    crate::sync::loom_check(3, || {
+        let channel = channel(2);
+        let producer = {
+            let channel = channel.clone();
+            thread::spawn(move || {
+                let mut cx = Context::from_waker(std::task::Waker::noop());
+                let pushed = channel.try_push_with(1, Some, &mut cx, None);
+                assert_eq!(pushed, Ok(Pushed::Delivered));
+            })
+        };
+        let wakes = std::sync::Arc::new(Counting(crate::sync::atomic::AtomicUsize::new(0)));
+        let waker = std::task::Waker::from(wakes.clone());
+        let queue_it = !channel.park_unpolled_remote(&waker);
+        producer.join().unwrap();
+        let woken = wakes.0.load(Ordering::Relaxed);
+        assert_eq!(
+            usize::from(queue_it) + woken,
+            1,
+            "queued {queue_it}, woken {woken}"
+        );
+        // SAFETY: the test's main thread is the only consumer.
+        assert_eq!(block_on(poll_fn(|cx| unsafe { channel.poll_pop(cx) })), 1);
+    });
+}
+
 /// Three threads: at two preemptions the model ran for minutes (at
 /// three, for more than eight), so it is bounded to one; the wake-up
 /// of a single waiting producer is checked at three preemptions by
