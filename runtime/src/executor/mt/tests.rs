@@ -127,6 +127,22 @@ fn push(channel: &Channel<u32>, value: u32) {
     assert_eq!(pushed, Ok(Pushed::Delivered));
 }
 
+/// A model's task: notes `(index, None)` when first polled, then
+/// `(index, Some(value))` for each message of `mailbox`. An `async fn`,
+/// whose declared `()` its endless loop coerces to (newer compilers do not
+/// coerce an `async` block's `!`).
+async fn consume(index: usize, polls: Polls, mailbox: Arc<Channel<u32>>) {
+    polls.lock().unwrap().push((index, None));
+    loop {
+        // SAFETY: this task is the channel's only consumer.
+        let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
+        polls.lock().unwrap().push((index, Some(value)));
+    }
+}
+
+/// The polls [`consume`] notes.
+type Polls = Arc<Mutex<Vec<(usize, Option<u32>)>>>;
+
 /// Spawned to be first polled on their first message (a restored bench's
 /// tasks), tasks are parked on their empty mailboxes without a poll: a
 /// message wakes its task, from the bench or from another thread, and a
@@ -143,18 +159,10 @@ fn tasks_first_polled_on_their_first_message_wait_for_it() {
         .collect();
     // Sent before the start: the third task's first poll must take it.
     push(&channels[2], 9);
-    let polls = Arc::new(Mutex::new(Vec::new()));
+    let polls = Polls::default();
     let tasks: Vec<(TaskFuture, Arc<dyn TaskProbe>)> = (channels.iter().enumerate())
         .map(|(index, channel)| {
-            let (polls, mailbox) = (polls.clone(), channel.clone());
-            let task = async move {
-                polls.lock().unwrap().push((index, None));
-                loop {
-                    // SAFETY: this task is the channel's only consumer.
-                    let value = poll_fn(|cx| unsafe { mailbox.poll_pop(cx) }).await;
-                    polls.lock().unwrap().push((index, Some(value)));
-                }
-            };
+            let task = consume(index, polls.clone(), channel.clone());
             let meta = TaskMeta {
                 name: Arc::from(format!("m{index}")),
                 model_type: "test",
