@@ -214,7 +214,12 @@ pub(crate) unsafe trait TaskProbe: Send + Sync {
     /// true if the task is not to be queued now (it waits, or a message's
     /// wake-up queued it already), false if the caller must queue it (a
     /// message waits, or it has no mailbox).
-    fn park_unpolled_remote(&self, waker: &Waker) -> bool;
+    ///
+    /// # Safety
+    ///
+    /// As for `Channel::park_unpolled_remote`: called once, by the
+    /// executor spawning the task, before the task was ever polled.
+    unsafe fn park_unpolled_remote(&self, waker: &Waker) -> bool;
     /// The task's waker state on the single-threaded executor, and a raw
     /// waker over this probe (see the trait's safety contract): what a
     /// poll needs, in one dynamic call.
@@ -278,8 +283,9 @@ unsafe impl<M: Model> TaskProbe for ModelMailbox<M> {
         self.0.park_unpolled()
     }
 
-    fn park_unpolled_remote(&self, waker: &Waker) -> bool {
-        self.0.park_unpolled_remote(waker)
+    unsafe fn park_unpolled_remote(&self, waker: &Waker) -> bool {
+        // SAFETY: the caller's contract is the channel's.
+        unsafe { self.0.park_unpolled_remote(waker) }
     }
 
     fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
@@ -327,8 +333,9 @@ unsafe impl<T: Send + 'static> TaskProbe for Channel<T> {
         Channel::park_unpolled(self)
     }
 
-    fn park_unpolled_remote(&self, waker: &Waker) -> bool {
-        Channel::park_unpolled_remote(self, waker)
+    unsafe fn park_unpolled_remote(&self, waker: &Waker) -> bool {
+        // SAFETY: the caller's contract is the channel's.
+        unsafe { Channel::park_unpolled_remote(self, waker) }
     }
 
     fn waker_parts(&self) -> (&TaskWaker, RawWaker) {
@@ -394,7 +401,7 @@ unsafe impl TaskProbe for BenchTask {
         false
     }
 
-    fn park_unpolled_remote(&self, _waker: &Waker) -> bool {
+    unsafe fn park_unpolled_remote(&self, _waker: &Waker) -> bool {
         false
     }
 

@@ -122,6 +122,7 @@ fn a_bench_larger_than_the_restores_look_ahead_comes_back_whole() {
         simu.save(&mut snapshot).unwrap();
         simu.step_until(SimTime::from_millis(30)).unwrap();
         let expected = read_all(&mut simu, &tallies);
+        let topology = simu.topology();
 
         for parallel in [false, true] {
             let (init, restored_tallies) = bench(MODELS, threads);
@@ -131,6 +132,8 @@ fn a_bench_larger_than_the_restores_look_ahead_comes_back_whole() {
             let saved: Vec<(u64, u64)> = (1..=MODELS as u64).map(|n| (n, 1)).collect();
             let case = format!("{threads} threads, parallel restore {parallel}");
             assert_eq!(states, saved, "{case}: the states");
+            // Taken from the bench for the restore, and given back.
+            assert_eq!(restored.topology(), topology, "{case}: the topology");
             restored.step_until(SimTime::from_millis(30)).unwrap();
             assert_eq!(
                 read_all(&mut restored, &restored_tallies),

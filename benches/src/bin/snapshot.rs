@@ -19,8 +19,9 @@
 //!   back: a fork's restore, from a snapshot read once (`--from-reader`:
 //!   `SimInit::restore` of the bytes as a reader, which copies them first,
 //!   as it would read a file); the events are read on a helper thread
-//!   while the states are read back, as a restore does by default on a
-//!   machine of several cores (`--serial`: all on the calling thread,
+//!   while the states are read back, as a restore does by default for a
+//!   bench of 8 192 models or more on a machine of several cores
+//!   (`--serial`: all on the calling thread,
 //!   `SimInit::with_parallel_restore(false)`);
 //! - **start**, for scale: `SimInit::init` of the same bench, which
 //!   restore does too (it starts the bench's tasks), without the state.
@@ -334,7 +335,13 @@ fn median(mut values: Vec<Duration>) -> (Duration, Duration, Duration) {
 
 /// Milliseconds, as the table prints them.
 fn ms(d: Duration) -> String {
-    format!("{:.1}", d.as_secs_f64() * 1e3)
+    let ms = d.as_secs_f64() * 1e3;
+    // Two decimals under a millisecond: the small rows' times.
+    if ms < 1.0 {
+        format!("{ms:.2}")
+    } else {
+        format!("{ms:.1}")
+    }
 }
 
 /// `median (min..max)` in milliseconds.

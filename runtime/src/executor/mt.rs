@@ -190,7 +190,10 @@ impl Executor {
         // SAFETY: the task is inside an `Arc` in the list, which outlives
         // this borrow (the mailbox clones the waker it keeps).
         let waker = unsafe { waker::borrowed(task_ref) };
-        if !probe.park_unpolled_remote(&waker) && task.mark_woken() {
+        // SAFETY: the task was just made, never polled, and is queued only
+        // below, after this call, or by a wake-up the call makes possible.
+        let waits = unsafe { probe.park_unpolled_remote(&waker) };
+        if !waits && task.mark_woken() {
             self.main.push_spawned(task_ref);
         }
     }

@@ -93,7 +93,8 @@ pub(crate) struct Channel<T> {
     /// Set once, when the owning model is added to a bench.
     binding: OnceLock<Binding>,
     /// The consumer's waker on the multi-threaded executor, registered
-    /// when it first waits on an empty queue.
+    /// when it first waits on an empty queue (or by the executor spawning
+    /// a restored bench's task, see `park_unpolled_remote`).
     consumer: ConsumerWaker,
     /// Messages the bench delivered past the queue's capacity, read after
     /// the queue's; the queue is held while there are any.
@@ -616,11 +617,18 @@ impl<T> Channel<T> {
     /// waits, or a push's wake-up came after the mark (it queued the task
     /// already); false if a message came first, and nothing woke the
     /// task: the caller queues it.
-    pub(crate) fn park_unpolled_remote(&self, waker: &Waker) -> bool {
-        // SAFETY: the consumer's task was never polled: the executor
-        // spawning it is its only consumer so far, and the task's first
-        // poll comes after this call, through the queue that hands the task
-        // over.
+    ///
+    /// # Safety
+    ///
+    /// Called once, by the executor spawning the consumer's task, before
+    /// the task was ever polled; the task reaches its first poll only
+    /// through a queue push made after this call, or through a wake-up
+    /// caused by the mark set here.
+    pub(crate) unsafe fn park_unpolled_remote(&self, waker: &Waker) -> bool {
+        // SAFETY: per the contract, no poll registered before, and every
+        // poll's registration comes after this one: through the queue push
+        // that follows this call, or through a push whose swap read the
+        // mark set below, after this registration (the swaps are AcqRel).
         unsafe { self.consumer.register(waker) };
         self.parked.swap(true, Ordering::AcqRel);
         if self.len() == 0 {
@@ -628,7 +636,10 @@ impl<T> Channel<T> {
             self.producers.top_up(|| self.queue.capacity());
             return true;
         }
-        // Take the mark back, unless a push took it and woke the task.
+        // Take the mark back, unless a push took it and woke the task. (A
+        // poll that the wake-up started meanwhile may have set it again;
+        // taking that one only costs the task one more poll, since the
+        // task's state lets one wake-up queue it.)
         !self.parked.swap(false, Ordering::AcqRel)
     }
 

@@ -1,14 +1,17 @@
 //! `SimInit::restore`: a bench built again, continuing from a snapshot.
 //!
-//! Everything that can be checked is checked before anything runs: the
-//! bytes (format, length, checksum), the models against the bench, every
-//! pending event against its recipient's inputs. Then the models read
-//! their states back, in the cells their tasks will run them from (no
-//! task has run yet), and only then does the bench start — at the saved
-//! time, without its `init` hooks, which ran before it was saved. A
-//! failure at any point returns an error and no simulation.
+//! The bytes (format, length, checksum) and the models against the bench
+//! are checked first. Then two parts run, on two threads for a large bench
+//! (see [`alongside`]): the wiring's check and the pending events, each
+//! checked against its recipient's inputs, on one; on the other, the
+//! models read their states back, in the cells their tasks will run them
+//! from (no task has run yet), and the bench starts — at the saved time,
+//! without its `init` hooks, which ran before it was saved. A failure at
+//! any point returns an error and no simulation (a bench started
+//! meanwhile is dropped), the error a restore on one thread meets first.
 
 use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -36,7 +39,7 @@ impl SimInit {
     /// same paths, of the same types, added in the same order, with the
     /// same connections. Anything else, and a snapshot that is malformed,
     /// truncated, corrupted or from a newer format, is a [`RestoreError`]
-    /// naming the model and port, and no simulation is built.
+    /// naming the model and port, and no simulation is returned.
     ///
     /// One snapshot can be restored into many benches, in threads or
     /// processes: forks of a common state. See [`Simulation::save`] for an
@@ -101,10 +104,16 @@ impl SimInit {
             // runs; then the bench starts at the saved time, without the
             // `init` hooks: its models' tasks are first polled on their
             // first messages.
-            || {
-                restore_states(&registry, &body.models, &keys)?;
+            |failed| {
+                // Stopped early (`None`) once the other part failed, whose
+                // error is the one reported: no bench started for nothing.
+                if !restore_states(&registry, &body.models, &keys, failed)?
+                    || failed.load(Ordering::Relaxed)
+                {
+                    return Ok(None);
+                }
                 core.skip_init();
-                self.start(time).map_err(RestoreError::Simulation)
+                self.start(time).map(Some).map_err(RestoreError::Simulation)
             },
         )?;
         simulation.topology = topology;
@@ -162,19 +171,33 @@ impl SimInit {
 /// models takes (docs/benchmarks.md, "Save and restore").
 const HELPED_FROM: usize = 8192;
 
+/// The helper thread's stack: a program's main thread's usual size, so
+/// that a payload's `Deserialize` code (postcard sets no depth limit)
+/// recurses as deep there as on the thread that would run it otherwise.
+const HELPER_STACK: usize = 8 << 20;
+
 /// Runs `helper` and `main`, on two threads if `helped` (and the system
 /// gives a thread; else one after the other), and returns both results,
 /// or the first error in the order `helper`, `main`: the order a
-/// restore on one thread meets them in. On one thread, `main` does not
-/// run once `helper` has failed.
+/// restore on one thread meets them in. `main` is given a flag that says
+/// `helper` has failed already, so that it can stop early and return
+/// `None` (on one thread it does not run at all once `helper` has
+/// failed).
 fn alongside<H: Send, M>(
     helped: bool,
     helper: impl FnOnce() -> Result<H, RestoreError> + Send,
-    main: impl FnOnce() -> Result<M, RestoreError>,
+    main: impl FnOnce(&AtomicBool) -> Result<Option<M>, RestoreError>,
 ) -> Result<(H, M), RestoreError> {
+    let failed = AtomicBool::new(false);
+    let both = |helped: Result<H, RestoreError>, main: Result<Option<M>, RestoreError>| match (
+        helped?, main?,
+    ) {
+        (helped, Some(main)) => Ok((helped, main)),
+        (_, None) => unreachable!("`main` stops early only once `helper` has failed"),
+    };
     if !helped {
         let helped = helper()?;
-        return Ok((helped, main()?));
+        return both(Ok(helped), main(&failed));
     }
     // Taken by whichever thread runs it: the helper, or this thread if
     // no helper could be started.
@@ -183,16 +206,30 @@ fn alongside<H: Send, M>(
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("causim-restore".into())
-            .spawn_scoped(scope, || take().map(|helper| helper()));
-        let main = main();
+            .stack_size(HELPER_STACK)
+            .spawn_scoped(scope, || {
+                let helped = take().map(|helper| helper());
+                if matches!(helped, Some(Err(_))) {
+                    // Relaxed: a hint to stop early; the join orders the
+                    // results.
+                    failed.store(true, Ordering::Relaxed);
+                }
+                helped
+            });
+        let main = main(&failed);
         let helped = match spawned.map(|thread| thread.join()) {
             Ok(Ok(Some(helped))) => helped,
             // A panic in a payload's `Deserialize` code, as on one thread.
             Ok(Err(payload)) => std::panic::resume_unwind(payload),
-            // Not started (the system refused the thread): run it here.
-            Ok(Ok(None)) | Err(_) => take().expect("a helper that did not run")(),
+            Ok(Ok(None)) => unreachable!("only a thread that did not start leaves its work"),
+            // Not started (the system refused the thread): run it here,
+            // after `main`, with the errors still in their order.
+            Err(_) => match take() {
+                Some(helper) => helper(),
+                None => unreachable!("a thread that did not start took its work"),
+            },
         };
-        Ok((helped?, main?))
+        both(helped, main)
     })
 }
 
@@ -458,6 +495,10 @@ fn restored_event(
     Ok(entry(time, record.origin, record.seq, event, key))
 }
 
+/// Every how many models the states' loop looks whether the other part of
+/// the restore failed.
+const STOP_CHECK: usize = 1024;
+
 /// How many events ahead of the one being restored the handle of its
 /// recipient is loaded, and half as many its recipient's mailbox; and
 /// how many models ahead of the one whose state is read back its handle
@@ -484,14 +525,19 @@ fn prefetch_recipients(handles: &[Option<&dyn ModelHandle>], recipients: &[u32],
 
 /// Has every model read its state and sequence number back, in the cell
 /// its task runs it from (see `model/shared.rs`), with `keys` giving the
-/// restored keys the states hold.
+/// restored keys the states hold. Stops early, returning false, once
+/// `failed` says the other part of the restore failed.
 fn restore_states(
     registry: &Registry,
     models: &[ModelRecord<'_>],
     keys: &Arc<RestoreKeys>,
-) -> Result<(), RestoreError> {
+    failed: &AtomicBool,
+) -> Result<bool, RestoreError> {
     keys::restoring(keys, || {
         for (i, (model, record)) in registry.models.iter().zip(models).enumerate() {
+            if i % STOP_CHECK == 0 && failed.load(Ordering::Relaxed) {
+                return Ok(false);
+            }
             // Ahead, as for the events: the models' cells lie in add order
             // only as far as the allocator kept them together (among their
             // outputs' connections, the hardware prefetcher lost them).
@@ -510,7 +556,7 @@ fn restore_states(
                     error,
                 })?;
         }
-        Ok(())
+        Ok(true)
     })
 }
 

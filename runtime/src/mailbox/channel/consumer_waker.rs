@@ -1,6 +1,7 @@
 //! The consumer's waker on the multi-threaded executor: registered by the
-//! consumer when it waits on its empty queue, woken by the producer that
-//! finds it waiting.
+//! consumer when it waits on its empty queue (or for it, by the executor
+//! that spawns a restored bench's task without polling it), woken by the
+//! producer that finds it waiting.
 //!
 //! **Who wakes it.** The channel's `parked` flag says so. The consumer
 //! registers its waker, then sets the flag with a swap, then looks at its

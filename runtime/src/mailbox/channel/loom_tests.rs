@@ -125,7 +125,9 @@ fn loom_channel_an_unpolled_consumer_parked_while_a_producer_pushes_is_queued_on
         };
         let wakes = std::sync::Arc::new(Counting(crate::sync::atomic::AtomicUsize::new(0)));
         let waker = std::task::Waker::from(wakes.clone());
-        let queue_it = !channel.park_unpolled_remote(&waker);
+        // SAFETY: no task polls this channel: the main thread parks once,
+        // then consumes.
+        let queue_it = !unsafe { channel.park_unpolled_remote(&waker) };
         producer.join().unwrap();
         let woken = wakes.0.load(Ordering::Relaxed);
         assert_eq!(
