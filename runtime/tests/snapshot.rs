@@ -1030,7 +1030,8 @@ fn a_pending_event_for_an_input_that_no_longer_exists_is_named() {
 
 /// A restore that reads the pending events on a helper thread while the
 /// states are read back meets the errors a restore on one thread does, in
-/// the same order: the wiring, then the events, then the states.
+/// the same order: the wiring, then the events (first listed, then
+/// decoded), then the states.
 #[test]
 fn a_parallel_restore_reports_what_a_serial_one_does() {
     let intact = saved_log();
@@ -1039,6 +1040,14 @@ fn a_parallel_restore_reports_what_a_serial_one_does() {
     let at = find(&lost_input, b"note").expect("the event names its input");
     lost_input[at..at + 4].copy_from_slice(b"nope");
     fix_checksum(&mut lost_input);
+    // The periodic event's key number (the byte before its payload's two
+    // length prefixes, of the bytes and of the string `beat`) made 127:
+    // out of the keys' order, found when the events are first listed.
+    let mut bad_key = intact.clone();
+    let at = find(&bad_key, b"beat").expect("the periodic event's payload") - 3;
+    assert_eq!(bad_key[at], 1, "the first key number");
+    bad_key[at] = 127;
+    fix_checksum(&mut bad_key);
     let unwired = || {
         let log = Log {
             seen: Output::new(),
@@ -1049,7 +1058,9 @@ fn a_parallel_restore_reports_what_a_serial_one_does() {
     };
     let retyped = || later_bench(later::retyped::new(), |m, q| m.seen.connect_sink(q));
     type Build<'a> = &'a dyn Fn() -> SimInit;
-    let cases: [(&str, Build, &[u8]); 4] = [
+    let cases: [(&str, Build, &[u8]); 6] = [
+        ("wiring and listing", &unwired, &bad_key),
+        ("listing", &|| log_bench(1).0, &bad_key),
         ("wiring and event", &unwired, &lost_input),
         ("event", &|| log_bench(1).0, &lost_input),
         ("event and state", &retyped, &lost_input),
@@ -1060,7 +1071,12 @@ fn a_parallel_restore_reports_what_a_serial_one_does() {
         let parallel = restore_into(build().with_parallel_restore(true), snapshot);
         assert_eq!(parallel, serial, "{case}");
         let expected = match case {
-            "wiring and event" => matches!(serial, RestoreError::ConnectionMismatch { .. }),
+            "wiring and listing" | "wiring and event" => {
+                matches!(serial, RestoreError::ConnectionMismatch { .. })
+            }
+            "listing" => {
+                matches!(&serial, RestoreError::Malformed(why) if why.contains("key number 127"))
+            }
             "state" => matches!(serial, RestoreError::State { .. }),
             _ => matches!(serial, RestoreError::Event { .. }),
         };
@@ -1249,6 +1265,94 @@ fn a_failed_simulation_is_not_saved() {
         .unwrap_err();
     let error = simu.save(&mut Vec::new()).unwrap_err();
     assert!(matches!(error, SaveError::Simulation(_)), "{error}");
+}
+
+/// A payload that notes, when it is read back, the name of the thread
+/// reading it.
+#[derive(Clone, Debug)]
+pub struct ReadWhere;
+
+/// The threads [`ReadWhere`] payloads were read back on.
+static READ_ON: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+impl serde::Serialize for ReadWhere {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ().serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ReadWhere {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <()>::deserialize(deserializer)?;
+        let thread = std::thread::current();
+        READ_ON
+            .lock()
+            .unwrap()
+            .push(thread.name().unwrap_or_default().to_string());
+        Ok(ReadWhere)
+    }
+}
+
+#[model(save)]
+#[derive(Debug)]
+pub struct Witness {
+    notes: u32,
+}
+
+#[model(save)]
+impl Witness {
+    #[input]
+    pub fn note(&mut self, _: ReadWhere) {
+        self.notes += 1;
+    }
+
+    #[replier]
+    pub fn notes(&mut self, (): ()) -> u32 {
+        self.notes
+    }
+}
+
+/// With its helper thread, a restore reads the pending events' payloads
+/// there; without it, on the calling thread. Either way the event comes
+/// back.
+#[test]
+fn a_parallel_restore_reads_the_pending_events_on_its_helper_thread() {
+    let bench = || {
+        let mailbox = Mailbox::new();
+        let address = mailbox.address();
+        let init = SimInit::new().with_threads(1);
+        (
+            init.add_model(Witness { notes: 0 }, mailbox, "witness"),
+            address,
+        )
+    };
+    let (init, witness) = bench();
+    let mut simu = init.init(SimTime::ZERO).unwrap();
+    let at = Duration::from_secs(1);
+    simu.scheduler()
+        .schedule(at, Witness::ports().note, ReadWhere, &witness)
+        .unwrap();
+    let mut snapshot = Vec::new();
+    simu.save(&mut snapshot).unwrap();
+    for parallel in [false, true] {
+        READ_ON.lock().unwrap().clear();
+        let (init, witness) = bench();
+        let init = init.with_parallel_restore(parallel);
+        let mut restored = init.restore_bytes(&snapshot).unwrap();
+        let caller = std::thread::current()
+            .name()
+            .unwrap_or_default()
+            .to_string();
+        let expected = if parallel {
+            "causim-restore".to_string()
+        } else {
+            caller
+        };
+        assert_eq!(*READ_ON.lock().unwrap(), [expected], "parallel {parallel}");
+        restored.step().unwrap();
+        let notes = restored.process_query(Witness::ports().notes, (), &witness);
+        assert_eq!(notes.unwrap(), 1, "parallel {parallel}: the event fired");
+    }
 }
 
 /// A value whose serialisation panics.
