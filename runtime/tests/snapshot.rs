@@ -1008,15 +1008,20 @@ fn a_bench_wired_differently_is_refused_naming_the_model() {
     );
 }
 
-#[test]
-fn a_pending_event_for_an_input_that_no_longer_exists_is_named() {
-    // `LogV2` under the old type name would read `Log`'s fields; here the
-    // snapshot is edited instead: its pending event names input `note`,
-    // rewritten as `nope` (same length), checksum fixed.
+/// [`saved_log`] with its first pending event's input, `note`, rewritten
+/// as `nope` (same length), checksum fixed. (`LogV2` under the old type
+/// name would read `Log`'s fields; the snapshot is edited instead.)
+fn saved_log_with_a_lost_input() -> Vec<u8> {
     let mut snapshot = saved_log();
     let at = find(&snapshot, b"note").expect("the event names its input");
     snapshot[at..at + 4].copy_from_slice(b"nope");
     fix_checksum(&mut snapshot);
+    snapshot
+}
+
+#[test]
+fn a_pending_event_for_an_input_that_no_longer_exists_is_named() {
+    let snapshot = saved_log_with_a_lost_input();
     let (init, _, _) = log_bench(1);
     assert_eq!(
         restore_into(init, &snapshot),
@@ -1035,11 +1040,7 @@ fn a_pending_event_for_an_input_that_no_longer_exists_is_named() {
 #[test]
 fn a_parallel_restore_reports_what_a_serial_one_does() {
     let intact = saved_log();
-    // Its pending event for input `note` made one for `nope`.
-    let mut lost_input = intact.clone();
-    let at = find(&lost_input, b"note").expect("the event names its input");
-    lost_input[at..at + 4].copy_from_slice(b"nope");
-    fix_checksum(&mut lost_input);
+    let lost_input = saved_log_with_a_lost_input();
     // The periodic event's key number (the byte before its payload's two
     // length prefixes, of the bytes and of the string `beat`) made 127:
     // out of the keys' order, found when the events are first listed.

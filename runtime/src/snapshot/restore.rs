@@ -221,7 +221,9 @@ fn alongside<H: Send, M>(
             Ok(Ok(Some(helped))) => helped,
             // A panic in a payload's `Deserialize` code, as on one thread.
             Ok(Err(payload)) => std::panic::resume_unwind(payload),
-            Ok(Ok(None)) => unreachable!("only a thread that did not start leaves its work"),
+            Ok(Ok(None)) => unreachable!(
+                "the helper's work is left for this thread only if the helper did not start"
+            ),
             // Not started (the system refused the thread): run it here,
             // after `main`, with the errors still in their order.
             Err(_) => match take() {
