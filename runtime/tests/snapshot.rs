@@ -435,7 +435,14 @@ fn log_bench(threads: usize) -> (SimInit, EventQueue<(u64, String)>, Address<Log
 /// Arms the log at time 0, adds bench events at the timeout's time, and
 /// saves at 1 ms.
 fn armed_snapshot(threads: usize) -> (Vec<u8>, Vec<(u64, String)>) {
-    let (init, seen, log) = log_bench(threads);
+    armed_snapshot_of(log_bench(threads))
+}
+
+/// [`armed_snapshot`] of a bench made by [`log_bench`], perhaps with more
+/// models.
+fn armed_snapshot_of(
+    (init, seen, log): (SimInit, EventQueue<(u64, String)>, Address<Log>),
+) -> (Vec<u8>, Vec<(u64, String)>) {
     let mut simu = init.init(SimTime::ZERO).unwrap();
     simu.process_event(Log::ports().arm, (10, 3), &log).unwrap();
     let at = SimTime::from_millis(10);
@@ -1012,7 +1019,12 @@ fn a_bench_wired_differently_is_refused_naming_the_model() {
 /// as `nope` (same length), checksum fixed. (`LogV2` under the old type
 /// name would read `Log`'s fields; the snapshot is edited instead.)
 fn saved_log_with_a_lost_input() -> Vec<u8> {
-    let mut snapshot = saved_log();
+    with_a_lost_input(saved_log())
+}
+
+/// A saved log bench's `snapshot` whose pending events are for an input
+/// `nope`, which the log does not have.
+fn with_a_lost_input(mut snapshot: Vec<u8>) -> Vec<u8> {
     let at = find(&snapshot, b"note").expect("the event names its input");
     snapshot[at..at + 4].copy_from_slice(b"nope");
     fix_checksum(&mut snapshot);
@@ -1037,51 +1049,76 @@ fn a_pending_event_for_an_input_that_no_longer_exists_is_named() {
 /// states are read back meets the errors a restore on one thread does, in
 /// the same order: the wiring, then the events (first listed, then
 /// decoded), then the states.
+/// `init` with `n` idle models added after its own.
+fn with_holders(mut init: SimInit, n: usize) -> SimInit {
+    for i in 0..n {
+        init = init.add_model(Holder { count: 0 }, Mailbox::new(), format!("holder{i}"));
+    }
+    init
+}
+
+/// With a helper thread, errors come back as they do on one thread: for
+/// the log alone on two threads, and with 59 idle models beside it on
+/// one.
 #[test]
 fn a_parallel_restore_reports_what_a_serial_one_does() {
-    let intact = saved_log();
-    let lost_input = saved_log_with_a_lost_input();
-    // The periodic event's key number (the byte before its payload's two
-    // length prefixes, of the bytes and of the string `beat`) made 127:
-    // out of the keys' order, found when the events are first listed.
-    let mut bad_key = intact.clone();
-    let at = find(&bad_key, b"beat").expect("the periodic event's payload") - 3;
-    assert_eq!(bad_key[at], 1, "the first key number");
-    bad_key[at] = 127;
-    fix_checksum(&mut bad_key);
-    let unwired = || {
-        let log = Log {
-            seen: Output::new(),
-            timeout: None,
-            periodic: None,
+    for (threads, holders) in [(2, 0), (1, 59)] {
+        let holding = |init: SimInit| with_holders(init.with_threads(threads), holders);
+        let log = || {
+            let (init, seen, log) = log_bench(threads);
+            (holding(init), seen, log)
         };
-        SimInit::new().add_model(log, Mailbox::new(), "log")
-    };
-    let retyped = || later_bench(later::retyped::new(), |m, q| m.seen.connect_sink(q));
-    type Build<'a> = &'a dyn Fn() -> SimInit;
-    let cases: [(&str, Build, &[u8]); 6] = [
-        ("wiring and listing", &unwired, &bad_key),
-        ("listing", &|| log_bench(1).0, &bad_key),
-        ("wiring and event", &unwired, &lost_input),
-        ("event", &|| log_bench(1).0, &lost_input),
-        ("event and state", &retyped, &lost_input),
-        ("state", &retyped, &intact),
-    ];
-    for (case, build, snapshot) in cases {
-        let serial = restore_into(build().with_parallel_restore(false), snapshot);
-        let parallel = restore_into(build().with_parallel_restore(true), snapshot);
-        assert_eq!(parallel, serial, "{case}");
-        let expected = match case {
-            "wiring and listing" | "wiring and event" => {
-                matches!(serial, RestoreError::ConnectionMismatch { .. })
-            }
-            "listing" => {
-                matches!(&serial, RestoreError::Malformed(why) if why.contains("key number 127"))
-            }
-            "state" => matches!(serial, RestoreError::State { .. }),
-            _ => matches!(serial, RestoreError::Event { .. }),
+        let intact = armed_snapshot_of(log()).0;
+        let lost_input = with_a_lost_input(intact.clone());
+        // The periodic event's key number (the byte before its payload's
+        // two length prefixes, of the bytes and of the string `beat`) made
+        // 127: out of the keys' order, found when the events are first
+        // listed.
+        let mut bad_key = intact.clone();
+        let at = find(&bad_key, b"beat").expect("the periodic event's payload") - 3;
+        assert_eq!(bad_key[at], 1, "the first key number");
+        bad_key[at] = 127;
+        fix_checksum(&mut bad_key);
+        let unwired = || {
+            let log = Log {
+                seen: Output::new(),
+                timeout: None,
+                periodic: None,
+            };
+            holding(SimInit::new().add_model(log, Mailbox::new(), "log"))
         };
-        assert!(expected, "{case}: {serial}");
+        let retyped = || {
+            holding(later_bench(later::retyped::new(), |m, q| {
+                m.seen.connect_sink(q)
+            }))
+        };
+        let wired = || log().0;
+        type Build<'a> = &'a dyn Fn() -> SimInit;
+        let cases: [(&str, Build, &[u8]); 6] = [
+            ("wiring and listing", &unwired, &bad_key),
+            ("listing", &wired, &bad_key),
+            ("wiring and event", &unwired, &lost_input),
+            ("event", &wired, &lost_input),
+            ("event and state", &retyped, &lost_input),
+            ("state", &retyped, &intact),
+        ];
+        for (case, build, snapshot) in cases {
+            let serial = restore_into(build().with_parallel_restore(false), snapshot);
+            let parallel = restore_into(build().with_parallel_restore(true), snapshot);
+            let case = format!("{case}, {holders} idle models, {threads} threads");
+            assert_eq!(parallel, serial, "{case}");
+            let expected = match case.split(',').next() {
+                Some("wiring and listing" | "wiring and event") => {
+                    matches!(serial, RestoreError::ConnectionMismatch { .. })
+                }
+                Some("listing") => {
+                    matches!(&serial, RestoreError::Malformed(why) if why.contains("key number 127"))
+                }
+                Some("state") => matches!(serial, RestoreError::State { .. }),
+                _ => matches!(serial, RestoreError::Event { .. }),
+            };
+            assert!(expected, "{case}: {serial}");
+        }
     }
 }
 
@@ -1268,29 +1305,27 @@ fn a_failed_simulation_is_not_saved() {
     assert!(matches!(error, SaveError::Simulation(_)), "{error}");
 }
 
-/// A payload that notes, when it is read back, the name of the thread
-/// reading it.
+/// A value that notes, when it is read back, what it is (its text) and the
+/// name of the thread reading it.
 #[derive(Clone, Debug)]
-pub struct ReadWhere;
+pub struct ReadWhere(String);
 
-/// The threads [`ReadWhere`] payloads were read back on.
-static READ_ON: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+/// What [`ReadWhere`] values were read back, and on which threads.
+static READ_ON: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
 
 impl serde::Serialize for ReadWhere {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        ().serialize(serializer)
+        self.0.serialize(serializer)
     }
 }
 
 impl<'de> serde::Deserialize<'de> for ReadWhere {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <()>::deserialize(deserializer)?;
+        let what = String::deserialize(deserializer)?;
         let thread = std::thread::current();
-        READ_ON
-            .lock()
-            .unwrap()
-            .push(thread.name().unwrap_or_default().to_string());
-        Ok(ReadWhere)
+        let thread = thread.name().unwrap_or_default().to_string();
+        READ_ON.lock().unwrap().push((what.clone(), thread));
+        Ok(ReadWhere(what))
     }
 }
 
@@ -1298,6 +1333,8 @@ impl<'de> serde::Deserialize<'de> for ReadWhere {
 #[derive(Debug)]
 pub struct Witness {
     notes: u32,
+    /// Notes where the state is read back.
+    mark: ReadWhere,
 }
 
 #[model(save)]
@@ -1313,46 +1350,219 @@ impl Witness {
     }
 }
 
-/// With its helper thread, a restore reads the pending events' payloads
-/// there; without it, on the calling thread. Either way the event comes
-/// back.
+/// With its helper thread, a restore reads the models' states and the
+/// pending events on whichever of its two threads is free (see the next
+/// tests for many of them); without it, everything on the calling thread.
+/// Either way the event comes back.
 #[test]
-fn a_parallel_restore_reads_the_pending_events_on_its_helper_thread() {
-    let bench = || {
-        let mailbox = Mailbox::new();
-        let address = mailbox.address();
-        let init = SimInit::new().with_threads(1);
-        (
-            init.add_model(Witness { notes: 0 }, mailbox, "witness"),
-            address,
-        )
+fn a_parallel_restore_reads_states_and_events_on_its_two_threads() {
+    let bench = |models: usize| {
+        let mut init = SimInit::new().with_threads(1);
+        let mut addresses = Vec::new();
+        for i in 0..models {
+            let mailbox = Mailbox::new();
+            addresses.push(mailbox.address());
+            let witness = Witness {
+                notes: 0,
+                mark: ReadWhere("state".into()),
+            };
+            init = init.add_model(witness, mailbox, format!("witness{i}"));
+        }
+        (init, addresses)
     };
-    let (init, witness) = bench();
+    let caller = std::thread::current();
+    let caller = caller.name().unwrap_or_default();
+    const MODELS: usize = 20;
+    let (init, witnesses) = bench(MODELS);
     let mut simu = init.init(SimTime::ZERO).unwrap();
     let at = Duration::from_secs(1);
+    let event = ReadWhere("event".into());
     simu.scheduler()
-        .schedule(at, Witness::ports().note, ReadWhere, &witness)
+        .schedule(at, Witness::ports().note, event, &witnesses[0])
         .unwrap();
     let mut snapshot = Vec::new();
     simu.save(&mut snapshot).unwrap();
     for parallel in [false, true] {
         READ_ON.lock().unwrap().clear();
-        let (init, witness) = bench();
+        let (init, witnesses) = bench(MODELS);
         let init = init.with_parallel_restore(parallel);
         let mut restored = init.restore_bytes(&snapshot).unwrap();
-        let caller = std::thread::current()
-            .name()
-            .unwrap_or_default()
-            .to_string();
-        let expected = if parallel {
-            "causim-restore".to_string()
+        let read = std::mem::take(&mut *READ_ON.lock().unwrap());
+        let count = |what: &str| read.iter().filter(|(w, _)| w == what).count();
+        assert_eq!(
+            (count("state"), count("event")),
+            (MODELS, 1),
+            "parallel {parallel}"
+        );
+        let threads: &[&str] = if parallel {
+            &[caller, "causim-restore"]
         } else {
-            caller
+            &[caller]
         };
-        assert_eq!(*READ_ON.lock().unwrap(), [expected], "parallel {parallel}");
+        for (what, thread) in &read {
+            assert!(
+                threads.contains(&thread.as_str()),
+                "parallel {parallel}: {what} on {thread}"
+            );
+        }
         restored.step().unwrap();
-        let notes = restored.process_query(Witness::ports().notes, (), &witness);
+        let notes = restored.process_query(Witness::ports().notes, (), &witnesses[0]);
         assert_eq!(notes.unwrap(), 1, "parallel {parallel}: the event fired");
+    }
+}
+
+#[model(save)]
+#[derive(Debug)]
+pub struct Sequence {
+    seen: Vec<u64>,
+}
+
+#[model(save)]
+impl Sequence {
+    #[input]
+    pub fn push(&mut self, n: u64) {
+        self.seen.push(n);
+    }
+
+    #[replier]
+    pub fn seen(&mut self, (): ()) -> Vec<u64> {
+        self.seen.clone()
+    }
+}
+
+/// Events enough for several of the chunks a restore shares between its
+/// threads: every one fires, in the order of the run that was not
+/// interrupted, on 1, 2 and 4 threads; and of two events that fail, in two
+/// chunks, the first one's error is reported, with the helper or without.
+#[test]
+fn a_restore_shares_many_events_between_its_threads_and_keeps_their_order() {
+    const EVENTS: u64 = 5000;
+    for threads in [1, 2, 4] {
+        let bench = || {
+            let mailbox = Mailbox::new();
+            let address = mailbox.address();
+            let sequence = Sequence { seen: Vec::new() };
+            let init = SimInit::new().with_threads(threads);
+            (init.add_model(sequence, mailbox, "sequence"), address)
+        };
+        let (init, sequence) = bench();
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        for n in 0..EVENTS {
+            let at = Duration::from_millis(1 + n % 97);
+            simu.scheduler()
+                .schedule(at, Sequence::ports().push, n, &sequence)
+                .unwrap();
+        }
+        let mut snapshot = Vec::new();
+        simu.save(&mut snapshot).unwrap();
+        simu.step_until(SimTime::from_millis(100)).unwrap();
+        let expected = simu.process_query(Sequence::ports().seen, (), &sequence);
+        let expected = expected.unwrap();
+        assert_eq!(expected.len(), EVENTS as usize);
+        // Two events, far apart, for inputs the model does not have.
+        let mut damaged = snapshot.clone();
+        let names: Vec<usize> = (0..damaged.len() - 4)
+            .filter(|&at| &damaged[at..at + 4] == b"push")
+            .collect();
+        damaged[names[3000]..names[3000] + 4].copy_from_slice(b"nop2");
+        damaged[names[1500]..names[1500] + 4].copy_from_slice(b"nop1");
+        fix_checksum(&mut damaged);
+        for parallel in [false, true] {
+            let case = format!("{threads} threads, parallel {parallel}");
+            let (init, sequence) = bench();
+            let init = init.with_parallel_restore(parallel);
+            let mut restored = init.restore_bytes(&snapshot).unwrap();
+            restored.step_until(SimTime::from_millis(100)).unwrap();
+            let seen = restored.process_query(Sequence::ports().seen, (), &sequence);
+            assert_eq!(seen.unwrap(), expected, "{case}");
+            let init = bench().0.with_parallel_restore(parallel);
+            let error = init.restore_bytes(&damaged).map(drop).unwrap_err();
+            assert!(
+                matches!(&error, RestoreError::Event { port, .. } if port == "nop1"),
+                "{case}: {error}"
+            );
+        }
+    }
+}
+
+/// A number that refuses to be read back while it is listed in
+/// [`REFUSED`].
+#[derive(Clone, Debug)]
+pub struct Picky(u32);
+
+/// The numbers [`Picky`] refuses.
+static REFUSED: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+impl serde::Serialize for Picky {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Picky {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let number = u32::deserialize(deserializer)?;
+        if REFUSED.lock().unwrap().contains(&number) {
+            return Err(serde::de::Error::custom(format!("{number} refused")));
+        }
+        Ok(Picky(number))
+    }
+}
+
+#[model(save)]
+#[derive(Debug)]
+pub struct Numbered {
+    number: Picky,
+}
+
+#[model(save)]
+impl Numbered {
+    #[replier]
+    pub fn number(&mut self, (): ()) -> u32 {
+        self.number.0
+    }
+}
+
+/// Models enough for several of the chunks a restore shares between its
+/// threads: every state comes back, on 1, 2 and 4 threads; and of two
+/// states that fail, in two chunks, the first one's error is reported,
+/// with the helper or without.
+#[test]
+fn a_restore_shares_many_states_between_its_threads_and_reports_the_first_failure() {
+    const MODELS: u32 = 3000;
+    let bench = |threads: usize| {
+        let mut init = SimInit::new().with_threads(threads);
+        let mut addresses = Vec::new();
+        for n in 0..MODELS {
+            let mailbox = Mailbox::new();
+            addresses.push(mailbox.address());
+            let model = Numbered { number: Picky(n) };
+            init = init.add_model(model, mailbox, format!("numbered{n}"));
+        }
+        (init, addresses)
+    };
+    for threads in [1, 2, 4] {
+        let mut snapshot = Vec::new();
+        let mut simu = bench(threads).0.init(SimTime::ZERO).unwrap();
+        simu.save(&mut snapshot).unwrap();
+        for parallel in [false, true] {
+            let case = format!("{threads} threads, parallel {parallel}");
+            let (init, numbered) = bench(threads);
+            let init = init.with_parallel_restore(parallel);
+            let mut restored = init.restore_bytes(&snapshot).unwrap();
+            for (n, address) in (0..MODELS).zip(&numbered) {
+                let number = restored.process_query(Numbered::ports().number, (), address);
+                assert_eq!(number.unwrap(), n, "{case}");
+            }
+            *REFUSED.lock().unwrap() = vec![2500, 1200];
+            let init = bench(threads).0.with_parallel_restore(parallel);
+            let error = init.restore_bytes(&snapshot).map(drop).unwrap_err();
+            REFUSED.lock().unwrap().clear();
+            assert!(
+                matches!(&error, RestoreError::State { model, .. } if model == "numbered1200"),
+                "{case}: {error}"
+            );
+        }
     }
 }
 

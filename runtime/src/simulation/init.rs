@@ -513,6 +513,14 @@ impl SimInit {
     /// the models' tasks until they wait for messages (their `init` hooks
     /// first, unless the bench is being restored).
     pub(crate) fn start(self, start: SimTime) -> Result<Simulation, SimulationError> {
+        self.spawned(start).settled()
+    }
+
+    /// The simulation of a checked bench at time `start`, its models'
+    /// tasks spawned and none polled yet: [`Simulation::settled`] runs
+    /// them. (A restore spawns on one thread while another reads the
+    /// models' states back, and settles once both are done.)
+    pub(crate) fn spawned(self, start: SimTime) -> Simulation {
         self.core.start_at(start);
         let mut simulation =
             Simulation::new(self.core, self.timeout, self.threads, self.wake_threshold);
@@ -549,23 +557,32 @@ impl SimInit {
         };
         simulation.executor.spawn_all(tasks, first_poll);
         simulation.rounds = rounds.map(Box::new);
-        let deadline = simulation.deadline();
-        let bench = simulation.enter();
-        simulation.settle(deadline)?;
+        simulation
+    }
+}
+
+impl Simulation {
+    /// Runs the tasks [`SimInit::spawned`] spawned until they wait for
+    /// messages: their models' `init` hooks, unless the bench is being
+    /// restored, then the zero-delay events those hooks scheduled.
+    pub(crate) fn settled(mut self) -> Result<Simulation, SimulationError> {
+        let deadline = self.deadline();
+        let bench = self.enter();
+        self.settle(deadline)?;
         // Zero-delay events of the init hooks: at the start time, after
         // every hook.
-        simulation.run_zero_delay_rounds(deadline)?;
+        self.run_zero_delay_rounds(deadline)?;
         drop(bench);
         // Every model was queued and polled once (unless restored): let
         // the queues that held them all shrink back, so that an idle bench
         // holds no per-model memory in them.
-        simulation.executor.trim();
+        self.executor.trim();
         // A message an init hook sent to a mailbox never added is a wiring
         // error like a missing connection: report it now. Left for a later
         // call, it would be blamed on that call's step, or lost if no call
         // ever processes a step.
-        simulation.check_unbound()?;
-        Ok(simulation)
+        self.check_unbound()?;
+        Ok(self)
     }
 }
 

@@ -28,7 +28,7 @@ use super::error::RestoreError;
 mod read;
 mod records;
 
-pub(crate) use read::EventRecords;
+pub(crate) use read::{EventRecords, EventsMark};
 
 /// What every snapshot starts with.
 const MAGIC: &[u8; 16] = b"causim snapshot\n";

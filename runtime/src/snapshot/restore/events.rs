@@ -1,0 +1,241 @@
+//! A restore's pending events: listed once to make their keys, then each
+//! checked against its recipient's inputs and put in an event list.
+//!
+//! The second reading is the longest step of a restore with many events,
+//! and it can be shared: the events are taken in chunks of [`CHUNK`], from
+//! places the first reading marked, by whichever thread is free (the
+//! helper once it has checked the wiring, the calling thread once it has
+//! spawned the tasks and read the states back), each into an event list
+//! of its own, and the lists are joined. An event list orders its events
+//! by time, origin and sequence number, not by arrival, so the result is
+//! the same however the chunks fell. Of two events that fail, the one of
+//! lower index is reported, as a restore on one thread would.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use super::split::{Failed, Rank, Staged};
+use super::{malformed, PREFETCH_AHEAD};
+use crate::prefetch::prefetch;
+use crate::scheduler::heap::{Entry, RadixQueue};
+use crate::scheduler::{entry, EventKey};
+use crate::snapshot::error::RestoreError;
+use crate::snapshot::format::{Body, EventRecord, EventsMark};
+use crate::snapshot::handle::ModelHandle;
+use crate::snapshot::keys::{self, RestoreKeys};
+use crate::snapshot::Registry;
+use crate::time::SimTime;
+
+/// How many events a thread takes at a time.
+const CHUNK: usize = 1024;
+
+/// The saved pending events, read once to make their keys (all of them
+/// before any payload is read: a payload may hold a key): what an
+/// [`EventList`] needs to restore them.
+pub(super) struct ListedEvents {
+    /// The keys made, by number.
+    pub(super) keys: Arc<RestoreKeys>,
+    /// Each event's key, if it has one, cloned into the event restored.
+    event_keys: Vec<Option<EventKey>>,
+    /// Each event's recipient, by the model's place.
+    recipients: Vec<u32>,
+    /// Where each chunk of [`CHUNK`] events starts.
+    chunks: Vec<EventsMark>,
+}
+
+/// Reads the saved pending events a first time: their times, origins and
+/// keys checked, their keys made, their chunks marked.
+pub(super) fn listed_events(
+    registry: &Registry,
+    body: &Body<'_>,
+) -> Result<ListedEvents, RestoreError> {
+    let origins = registry.models.len() as u64;
+    let mut keys = RestoreKeys::default();
+    let mut event_keys = Vec::with_capacity(body.events.len());
+    let mut recipients = Vec::with_capacity(body.events.len());
+    let mut chunks = Vec::with_capacity(body.events.len().div_ceil(CHUNK));
+    // Read to the end, past the last event: this is the reading that finds
+    // bytes left after the body (see `EventRecords::iter`), before
+    // anything is applied. (`len` is bounded by the body's size.)
+    let mut records = body.events.iter();
+    let mut to_mark = 0;
+    while let Some(record) = records.next_marked(&mut to_mark, &mut chunks, CHUNK) {
+        let record = record.map_err(malformed)?;
+        if record.time < body.time || u64::from(record.origin) > origins {
+            return Err(malformed(format!(
+                "a pending event at {} ns from origin {} (the snapshot is at {} ns, with {origins} models)",
+                record.time, record.origin, body.time
+            )));
+        }
+        let key = match record.key {
+            0 => None,
+            number => Some(keys.key(number).ok_or_else(|| {
+                malformed(format!("key number {number} out of its events' order"))
+            })?),
+        };
+        event_keys.push(key);
+        recipients.push(record.model);
+    }
+    Ok(ListedEvents {
+        keys: Arc::new(keys),
+        event_keys,
+        recipients,
+        chunks,
+    })
+}
+
+/// The saved pending events being restored, a chunk at a time, by one or
+/// two threads.
+pub(super) struct EventList<'a> {
+    /// The bench's models.
+    registry: &'a Registry,
+    /// The snapshot.
+    body: &'a Body<'a>,
+    /// What the first reading found.
+    listed: ListedEvents,
+    /// The models' handles by place, listed by the first thread that
+    /// needs them (see [`recipient_handles`]).
+    handles: OnceLock<Vec<Option<&'a dyn ModelHandle>>>,
+    /// The next chunk not taken yet.
+    next_chunk: AtomicUsize,
+}
+
+impl<'a> EventList<'a> {
+    /// The events `listed` of `body`, for `registry`'s models.
+    pub(super) fn new(registry: &'a Registry, body: &'a Body<'a>, listed: ListedEvents) -> Self {
+        EventList {
+            registry,
+            body,
+            listed,
+            handles: OnceLock::new(),
+            next_chunk: AtomicUsize::new(0),
+        }
+    }
+
+    /// Restores chunks of events until none is left, each event checked
+    /// against its recipient's inputs, into an event list of their own
+    /// (handed whole to the schedule once the bench starts, rather than
+    /// listed and then moved into the schedule's one by one). Stops once
+    /// `failed` says that an error of an earlier rank was met.
+    pub(super) fn take(&self, failed: &Failed) -> Staged<RadixQueue> {
+        let mut events = RadixQueue::default();
+        let chunks = &self.listed.chunks;
+        if chunks.is_empty() {
+            return Ok(events);
+        }
+        let handles = self
+            .handles
+            .get_or_init(|| recipient_handles(self.registry));
+        keys::restoring(&self.listed.keys, || {
+            // Relaxed: the counter only shares the chunks out; what they
+            // read was written before either thread started.
+            while let Some(&start) = chunks.get(self.next_chunk.fetch_add(1, Ordering::Relaxed)) {
+                failed.stop_before(Rank::event(start.next))?;
+                self.restore_range(start, CHUNK, handles, failed, &mut events)?;
+            }
+            Ok(events)
+        })
+    }
+
+    /// Every event restored by this thread alone, in one pass without the
+    /// chunks' sharing, and the list let go of (its memory can serve the
+    /// steps after).
+    pub(super) fn into_queue(self, failed: &Failed) -> Staged<RadixQueue> {
+        let mut events = RadixQueue::default();
+        let Some(&start) = self.listed.chunks.first() else {
+            return Ok(events);
+        };
+        let handles = recipient_handles(self.registry);
+        keys::restoring(&self.listed.keys, || {
+            self.restore_range(start, usize::MAX, &handles, failed, &mut events)?;
+            Ok(events)
+        })
+    }
+
+    /// Restores up to `count` events from `start` into `events`.
+    fn restore_range(
+        &self,
+        start: EventsMark,
+        count: usize,
+        handles: &[Option<&dyn ModelHandle>],
+        failed: &Failed,
+        events: &mut RadixQueue,
+    ) -> Staged<()> {
+        let ListedEvents {
+            event_keys,
+            recipients,
+            ..
+        } = &self.listed;
+        let mut records = self.body.events.iter_from(start);
+        let end = event_keys.len().min(start.next.saturating_add(count));
+        // The events again, checked by the first reading.
+        for (i, key) in (start.next..end).zip(&event_keys[start.next..end]) {
+            let Some(record) = records.next() else { break };
+            prefetch_recipients(handles, recipients, i);
+            let record = record.map_err(|why| failed.failure(Rank::event(i), malformed(why)))?;
+            let entry = restored_event(self.registry, handles, &record, key.clone());
+            events.push(entry.map_err(|error| failed.failure(Rank::event(i), error))?);
+        }
+        Ok(())
+    }
+}
+
+/// The models' handles by place (every model has one once the models are
+/// matched), listed for the lookups of the events' recipients, at random
+/// places: 16 bytes a model where the registry takes 56, so that more of
+/// the list stays in the last-level cache. Without events nothing is
+/// listed, as nothing would read it (docs/benchmarks.md, "Measurements
+/// behind code decisions", for both).
+fn recipient_handles(registry: &Registry) -> Vec<Option<&dyn ModelHandle>> {
+    let handles = registry.models.iter();
+    handles.map(|model| model.handle.as_deref()).collect()
+}
+
+/// One saved pending event, with its key, checked against its recipient's
+/// inputs.
+#[inline(always)]
+fn restored_event(
+    registry: &Registry,
+    handles: &[Option<&dyn ModelHandle>],
+    record: &EventRecord<'_>,
+    key: Option<EventKey>,
+) -> Result<Entry, RestoreError> {
+    let index = record.model as usize;
+    let handle = (handles.get(index).copied().flatten())
+        .ok_or_else(|| malformed(format!("a pending event for model number {index}")))?;
+    let period = record.period.map(Duration::from_nanos);
+    if period == Some(Duration::ZERO) {
+        return Err(malformed("a periodic event with a zero period".to_string()));
+    }
+    if period.is_some() && key.is_none() {
+        return Err(malformed("a periodic event without a key".to_string()));
+    }
+    let event = handle
+        .decode_event(record.port, record.payload.0, period)
+        .map_err(|error| RestoreError::Event {
+            model: registry.models[index].path.to_string(),
+            port: record.port.to_string(),
+            error,
+        })?;
+    let time = SimTime::from_nanos(record.time);
+    Ok(entry(time, record.origin, record.seq, event, key))
+}
+
+/// Starts loading what restoring the events ahead of event `i` will read:
+/// their recipients' handles, then, once a handle is loaded, its mailbox,
+/// whose reference count each restored event takes. The recipients are
+/// wherever the bench's models are; with many models and events for
+/// random ones, these loads were most of a restore's time per event.
+fn prefetch_recipients(handles: &[Option<&dyn ModelHandle>], recipients: &[u32], i: usize) {
+    let recipient = |ahead: usize| {
+        let model = recipients.get(i + ahead)?;
+        *handles.get(*model as usize)?
+    };
+    if let Some(handle) = recipient(PREFETCH_AHEAD) {
+        prefetch(handle as *const dyn ModelHandle);
+    }
+    if let Some(handle) = recipient(PREFETCH_AHEAD / 2) {
+        handle.prefetch_mailbox();
+    }
+}
