@@ -1045,10 +1045,6 @@ fn a_pending_event_for_an_input_that_no_longer_exists_is_named() {
     );
 }
 
-/// A restore that reads the pending events on a helper thread while the
-/// states are read back meets the errors a restore on one thread does, in
-/// the same order: the wiring, then the events (first listed, then
-/// decoded), then the states.
 /// `init` with `n` idle models added after its own.
 fn with_holders(mut init: SimInit, n: usize) -> SimInit {
     for i in 0..n {
@@ -1057,9 +1053,10 @@ fn with_holders(mut init: SimInit, n: usize) -> SimInit {
     init
 }
 
-/// With a helper thread, errors come back as they do on one thread: for
-/// the log alone on two threads, and with 59 idle models beside it on
-/// one.
+/// A restore that shares its work with a helper thread meets the errors
+/// a restore on one thread does, in the same order: the wiring, then the
+/// events (first listed, then decoded), then the states; for the log
+/// alone on two threads, and with 59 idle models beside it on one.
 #[test]
 fn a_parallel_restore_reports_what_a_serial_one_does() {
     for (threads, holders) in [(2, 0), (1, 59)] {
@@ -1564,6 +1561,107 @@ fn a_restore_shares_many_states_between_its_threads_and_reports_the_first_failur
             );
         }
     }
+}
+
+/// A payload whose reading back panics when it is listed in
+/// [`PANICKING`], and fails when listed in [`TOUCHY_REFUSED`].
+#[derive(Clone, Debug)]
+pub struct Touchy(u32);
+
+/// The numbers [`Touchy`] panics on.
+static PANICKING: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// The numbers [`Touchy`] refuses (a list of its own: the tests run at
+/// once).
+static TOUCHY_REFUSED: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+impl serde::Serialize for Touchy {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Touchy {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let number = u32::deserialize(deserializer)?;
+        if PANICKING.lock().unwrap().contains(&number) {
+            panic!("touched {number}");
+        }
+        if TOUCHY_REFUSED.lock().unwrap().contains(&number) {
+            return Err(serde::de::Error::custom(format!("{number} refused")));
+        }
+        Ok(Touchy(number))
+    }
+}
+
+#[model(save)]
+#[derive(Debug)]
+pub struct Toucher {
+    touched: u32,
+}
+
+#[model(save)]
+impl Toucher {
+    #[input]
+    pub fn touch(&mut self, _: Touchy) {
+        self.touched += 1;
+    }
+}
+
+/// A payload that panics when read back, after one that fails, in the
+/// next chunk: the error is reported, as on one thread, however the
+/// chunks fell between the two threads; alone, the panic goes on to the
+/// caller, with the helper or without.
+#[test]
+fn a_panic_reading_an_event_after_a_failed_one_gives_the_failure() {
+    const EVENTS: u32 = 3000;
+    let bench = || {
+        let mailbox = Mailbox::new();
+        let address = mailbox.address();
+        let init = SimInit::new().with_threads(2);
+        (
+            init.add_model(Toucher { touched: 0 }, mailbox, "toucher"),
+            address,
+        )
+    };
+    let (init, toucher) = bench();
+    let mut simu = init.init(SimTime::ZERO).unwrap();
+    for n in 0..EVENTS {
+        let at = Duration::from_millis(1 + u64::from(n));
+        simu.scheduler()
+            .schedule(at, Toucher::ports().touch, Touchy(10_000 + n), &toucher)
+            .unwrap();
+    }
+    let mut snapshot = Vec::new();
+    simu.save(&mut snapshot).unwrap();
+    // In time order: event 1023 fails, 1024 (the next chunk) panics.
+    *TOUCHY_REFUSED.lock().unwrap() = vec![11_023];
+    *PANICKING.lock().unwrap() = vec![11_024];
+    for round in 0..20 {
+        for parallel in [false, true] {
+            let init = bench().0.with_parallel_restore(parallel);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                init.restore_bytes(&snapshot).map(drop)
+            }));
+            let case = format!("round {round}, parallel {parallel}");
+            let error = outcome.unwrap_or_else(|_| panic!("{case}: a panic, not the error"));
+            assert!(
+                matches!(&error, Err(RestoreError::Event { .. })),
+                "{case}: {error:?}"
+            );
+        }
+    }
+    TOUCHY_REFUSED.lock().unwrap().clear();
+    for parallel in [false, true] {
+        let init = bench().0.with_parallel_restore(parallel);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            init.restore_bytes(&snapshot).map(drop)
+        }));
+        let payload = outcome.expect_err("the panic goes on");
+        let message = payload.downcast_ref::<String>().map(String::as_str);
+        assert_eq!(message, Some("touched 11024"), "parallel {parallel}");
+    }
+    PANICKING.lock().unwrap().clear();
 }
 
 /// A value whose serialisation panics.

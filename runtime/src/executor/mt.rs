@@ -94,6 +94,11 @@ pub(crate) struct Executor {
     /// An empty buffer that [`stuck`](Executor::stuck) takes the step's
     /// deadlock candidates into, kept with its capacity.
     candidates: Vec<Arc<Task>>,
+    /// Tasks spawned unpolled whose mailbox already held a message, queued
+    /// by the next run, not at their spawn: a restore reads its models'
+    /// states back while their tasks are spawned, and a worker must not
+    /// poll one before (see [`push_parked`](Executor::push_parked)).
+    held: Vec<TaskRef>,
 }
 
 impl Executor {
@@ -134,6 +139,7 @@ impl Executor {
             stand_in,
             bench,
             candidates: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -176,10 +182,11 @@ impl Executor {
     /// Adds a task whose first act is to ask its mailbox for a message,
     /// without polling it: its waker is registered with the mailbox, which
     /// is marked as waiting, so that a message wakes it; if a message is
-    /// there already, it is queued as [`push_scheduled`](Self::push_scheduled)
-    /// queues it. (A poll would do the same, and touch the task's future
-    /// and model besides, on a worker: what that cost a restore of many
-    /// models is in docs/benchmarks.md, "Save and restore".)
+    /// there already, it is marked scheduled and held, to be queued by the
+    /// next run (a wake-up meanwhile finds it scheduled and does nothing).
+    /// (A poll would do the same, and touch the task's future and model
+    /// besides, on a worker: what that cost a restore of many models is
+    /// in docs/benchmarks.md, "Save and restore".)
     fn push_parked(&mut self, future: TaskFuture, probe: std::sync::Arc<dyn TaskProbe>) {
         let task = Arc::new(Task::new_idle(future, probe.clone(), self.shared.clone()));
         // The list keeps the task alive for the waker lent below, and
@@ -191,11 +198,20 @@ impl Executor {
         // this borrow (the mailbox clones the waker it keeps).
         let waker = unsafe { waker::borrowed(task_ref) };
         // SAFETY: the task was just made, never polled, and is queued only
-        // below, after this call, or by a wake-up the call makes possible.
+        // by the next run (held below, after this call) or by a wake-up
+        // the call makes possible.
         let waits = unsafe { probe.park_unpolled_remote(&waker) };
         if !waits && task.mark_woken() {
-            self.main.push_spawned(task_ref);
+            self.held.push(task_ref);
         }
+    }
+
+    /// Queues the tasks [`push_parked`](Self::push_parked) held.
+    fn queue_held(&mut self) {
+        for task in self.held.drain(..) {
+            self.main.push_spawned(task);
+        }
+        self.held = Vec::new();
     }
 
     /// Runs `f` as worker 0: tasks it wakes go to this thread's queue (the
@@ -214,6 +230,9 @@ impl Executor {
     /// watches: a model method that never returns would otherwise hold it
     /// where no clock is read. The stand-in worker polls in its place.
     pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<(), RunError> {
+        if !self.held.is_empty() {
+            self.queue_held();
+        }
         let watch = deadline.is_some() && self.start_stand_in();
         let _installed = worker_context::install(&self.main);
         // A note left on this thread by a mailbox polled outside any

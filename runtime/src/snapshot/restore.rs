@@ -108,7 +108,11 @@ impl SimInit {
             started.skip_init();
             self.spawned(time)
         };
-        let (connections, queue, simulation) = if helped {
+        // Spawned by the calling thread, and kept until both threads are
+        // done, even if the restore fails (not dropped while the other
+        // thread still reads states into the models' cells).
+        let mut spawned = None;
+        let (connections, queue) = if helped {
             let helper = || {
                 let connections = wiring()?;
                 let queue = events.take(&failed)?;
@@ -116,13 +120,14 @@ impl SimInit {
                 Ok((connections, queue))
             };
             let main = || {
-                let simulation = spawn();
+                spawned = Some(spawn());
                 states.take(&failed)?;
-                Ok((simulation, events.take(&failed)?))
+                events.take(&failed)
             };
-            let ((connections, mut queue), (simulation, taken_here)) = split::both(helper, main)?;
+            let both = split::both(helper, main);
+            let ((connections, mut queue), taken_here) = failed.finish(both)?;
             queue.append(taken_here);
-            (connections, queue, simulation)
+            (connections, queue)
         } else {
             // The event list's own memory (the handles' list) let go of
             // before the states and the spawn, which can reuse it.
@@ -133,8 +138,12 @@ impl SimInit {
                     states.take(&failed)?,
                 ))
             };
-            let (connections, queue, ()) = staged().map_err(|(_, error)| error)?;
-            (connections, queue, spawn())
+            let (connections, queue, ()) = failed.finish(staged())?;
+            spawned = Some(spawn());
+            (connections, queue)
+        };
+        let Some(simulation) = spawned else {
+            unreachable!("both parts succeeded: the tasks were spawned");
         };
         let mut simulation = simulation.settled().map_err(RestoreError::Simulation)?;
         simulation.topology = topology;
@@ -151,9 +160,10 @@ impl SimInit {
     /// snapshot's pending events and of the models' states, in chunks,
     /// while one of them also checks the wiring and the other makes the
     /// bench's tasks. By default a restore does when the bench has more
-    /// than a few thousand models and the machine more than one core. The simulation restored is the same either way, and
-    /// so are the errors, met in the same order. Forks restored in
-    /// parallel threads, one per core, may say `false`.
+    /// than a few thousand models and the machine more than one core. The
+    /// simulation restored is the same either way, and so are the errors,
+    /// met in the same order. Forks restored in parallel threads, one per
+    /// core, may say `false`.
     ///
     /// ```
     /// # use causim::prelude::*;

@@ -277,7 +277,7 @@ pub(crate) struct EventsMark {
 /// The fields of an event record, each a byte at least.
 const EVENT_FIELDS: usize = 8;
 
-/// The events of [`EventRecords::iter`].
+/// The events of [`EventRecords::iter`] and [`EventRecords::iter_from`].
 pub(crate) struct Events<'a> {
     /// What is left to read.
     reader: Reader<'a>,

@@ -11,6 +11,7 @@
 //! the same however the chunks fell. Of two events that fail, the one of
 //! lower index is reported, as a restore on one thread would.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -169,16 +170,32 @@ impl<'a> EventList<'a> {
         } = &self.listed;
         let mut records = self.body.events.iter_from(start);
         let end = event_keys.len().min(start.next.saturating_add(count));
-        // The events again, checked by the first reading.
-        for (i, key) in (start.next..end).zip(&event_keys[start.next..end]) {
-            let Some(record) = records.next() else { break };
-            prefetch_recipients(handles, recipients, i);
-            let record = record.map_err(|why| failed.failure(Rank::event(i), malformed(why)))?;
-            let entry = restored_event(self.registry, handles, &record, key.clone());
-            events.push(entry.map_err(|error| failed.failure(Rank::event(i), error))?);
-        }
-        Ok(())
+        // The event being read, for a panic of its payload's code.
+        let reading = Cell::new(start.next);
+        failed.catching(
+            || Rank::event(reading.get()),
+            || {
+                // The events again, checked by the first reading.
+                for (i, key) in (start.next..end).zip(&event_keys[start.next..end]) {
+                    reading.set(i);
+                    let fail = |error| failed.failure(Rank::event(i), error);
+                    let record = records.next().unwrap_or_else(|| Err(ended_early(i)));
+                    let record = record.map_err(|why| fail(malformed(why)))?;
+                    prefetch_recipients(handles, recipients, i);
+                    let entry = restored_event(self.registry, handles, &record, key.clone());
+                    events.push(entry.map_err(fail)?);
+                }
+                Ok(())
+            },
+        )
     }
+}
+
+/// The error for event `index`, missing from the bytes that the first
+/// reading found it in (that reading found every event: never met).
+#[cold]
+fn ended_early(index: usize) -> String {
+    format!("pending event {index} missing on a second reading")
 }
 
 /// The models' handles by place (every model has one once the models are

@@ -16,9 +16,14 @@
 //! The errors keep their order: each is ranked by its step and by the
 //! index of its event or model ([`Rank`]), and of two parts that failed,
 //! the error of the earlier rank is reported, the one a restore on one
-//! thread meets first. A part that fails says so ([`Failed`]), so that the
-//! other stops work whose errors could no longer be the one reported.
+//! thread meets first; a panic of the user's code (a payload's or a
+//! state's `Deserialize`) is caught and ranked the same way, and goes on
+//! only if nothing failed before it. A part that fails says so
+//! ([`Failed`]), so that the other stops, at its next chunk, work whose
+//! errors could no longer be the one reported.
 
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -84,14 +89,64 @@ const INDEX_MASK: u64 = (1 << 56) - 1;
 /// An error, with its rank.
 pub(super) type Staged<T> = Result<T, (Rank, RestoreError)>;
 
-/// The earliest rank of the errors met so far, on either thread.
-#[derive(Debug)]
-pub(super) struct Failed(AtomicU64);
+/// The earliest rank of the errors met so far, on either thread, and the
+/// earliest panic of the user's code caught.
+pub(super) struct Failed {
+    /// The earliest rank's [`Rank::code`].
+    earliest: AtomicU64,
+    /// The earliest panic caught, with its rank: it goes on once the
+    /// restore knows that no error comes before it (see [`Failed::finish`]).
+    panic: Mutex<Option<(Rank, Box<dyn Any + Send>)>>,
+}
 
 impl Failed {
     /// No step failed yet.
     pub(super) fn new() -> Self {
-        Failed(AtomicU64::new(u64::MAX))
+        Failed {
+            earliest: AtomicU64::new(u64::MAX),
+            panic: Mutex::new(None),
+        }
+    }
+
+    /// Runs `run`, which reads items of the user's types (payloads,
+    /// states) and says through `at` which one it reads: a panic there is
+    /// caught and ranked at that item, like an error, rather than left to
+    /// unwind this thread before the other thread's earlier error is
+    /// known. On one thread it would have unwound only if nothing failed
+    /// before it, and so it does here.
+    pub(super) fn catching<T>(
+        &self,
+        at: impl Fn() -> Rank,
+        run: impl FnOnce() -> Staged<T>,
+    ) -> Staged<T> {
+        match std::panic::catch_unwind(AssertUnwindSafe(run)) {
+            Ok(result) => result,
+            Err(payload) => {
+                let rank = at();
+                let mut panic = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+                if panic.as_ref().is_none_or(|(earliest, _)| rank < *earliest) {
+                    *panic = Some((rank, payload));
+                }
+                let why = "a `Deserialize` implementation panicked".to_string();
+                Err(self.failure(rank, RestoreError::Malformed(why)))
+            }
+        }
+    }
+
+    /// The restore's outcome from `result`: its error without its rank,
+    /// or, if that error is a panic's, the panic, resumed on this thread.
+    pub(super) fn finish<T>(&self, result: Staged<T>) -> Result<T, RestoreError> {
+        result.map_err(|(rank, error)| {
+            let panic = self
+                .panic
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            match panic {
+                Some((at, payload)) if at == rank => std::panic::resume_unwind(payload),
+                _ => error,
+            }
+        })
     }
 
     /// Runs a step (or an event) of rank `rank`, noting its failure.
@@ -107,7 +162,7 @@ impl Failed {
     #[cold]
     pub(super) fn failure(&self, rank: Rank, error: RestoreError) -> (Rank, RestoreError) {
         // Relaxed: a hint to stop early; the join orders the results.
-        self.0.fetch_min(rank.code(), Ordering::Relaxed);
+        self.earliest.fetch_min(rank.code(), Ordering::Relaxed);
         (rank, error)
     }
 
@@ -115,7 +170,7 @@ impl Failed {
     /// rank was met (an error of this work would not be the one
     /// reported).
     pub(super) fn stop_before(&self, rank: Rank) -> Staged<()> {
-        if self.0.load(Ordering::Relaxed) < rank.code() {
+        if self.earliest.load(Ordering::Relaxed) < rank.code() {
             let why = "stopped after an earlier step failed".to_string();
             return Err((Rank::of(Step::Stopped), RestoreError::Malformed(why)));
         }
@@ -128,11 +183,11 @@ impl Failed {
 pub(super) fn both<H: Send, M>(
     helper: impl FnOnce() -> Staged<H> + Send,
     main: impl FnOnce() -> Staged<M>,
-) -> Result<(H, M), RestoreError> {
+) -> Staged<(H, M)> {
     match on_two_threads(helper, main) {
         (Ok(helped), Ok(main)) => Ok((helped, main)),
-        (Err((_, error)), Ok(_)) | (Ok(_), Err((_, error))) => Err(error),
-        (Err(helped), Err(main)) => Err(if helped.0 <= main.0 { helped.1 } else { main.1 }),
+        (Err(error), Ok(_)) | (Ok(_), Err(error)) => Err(error),
+        (Err(helped), Err(main)) => Err(if helped.0 <= main.0 { helped } else { main }),
     }
 }
 

@@ -2,6 +2,7 @@
 //! that either thread of a restore takes (see `events.rs` for the same
 //! sharing of the pending events).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -26,7 +27,8 @@ pub(super) struct StateList<'a> {
     saved: &'a [ModelRecord<'a>],
     /// The keys the states may hold.
     keys: Arc<RestoreKeys>,
-    /// The first model of the next chunk not taken yet, over [`CHUNK`].
+    /// The index of the next chunk not taken yet (its first model's over
+    /// [`CHUNK`]).
     next_chunk: AtomicUsize,
 }
 
@@ -58,11 +60,23 @@ impl<'a> StateList<'a> {
                 return Ok(());
             }
             failed.stop_before(Rank::at(Step::States, start))?;
-            let chunk = models.iter().zip(self.saved).enumerate();
-            for (i, (model, saved)) in chunk.skip(start).take(CHUNK) {
-                self.prefetch_ahead(i);
-                failed.noting(Rank::at(Step::States, i), || restore_state(model, saved))?;
-            }
+            let end = models.len().min(start + CHUNK);
+            // The model being read, for a panic of its state's code.
+            let reading = Cell::new(start);
+            failed.catching(
+                || Rank::at(Step::States, reading.get()),
+                || {
+                    let saved = self.saved.get(start..end).unwrap_or_default();
+                    let chunk = models[start..end].iter().zip(saved);
+                    for (i, (model, saved)) in (start..).zip(chunk) {
+                        reading.set(i);
+                        self.prefetch_ahead(i);
+                        let rank = Rank::at(Step::States, i);
+                        failed.noting(rank, || restore_state(model, saved))?;
+                    }
+                    Ok(())
+                },
+            )?;
         })
     }
 
