@@ -291,31 +291,13 @@ pub(crate) struct Events<'a> {
     done: bool,
 }
 
-impl<'a> Events<'a> {
+impl Events<'_> {
     /// Where the next event is.
     pub(crate) fn mark(&self) -> EventsMark {
         EventsMark {
             next: self.next,
             offset: self.size - self.reader.left(),
         }
-    }
-
-    /// The next event, as [`next`](Iterator::next) gives it; marks where
-    /// it is in `marks` first if `to_mark` is 0 and it is an event, and
-    /// counts `to_mark` down from `every`.
-    #[inline(always)]
-    pub(crate) fn next_marked(
-        &mut self,
-        to_mark: &mut usize,
-        marks: &mut Vec<EventsMark>,
-        every: usize,
-    ) -> Option<<Self as Iterator>::Item> {
-        if *to_mark == 0 && self.next < self.len {
-            marks.push(self.mark());
-            *to_mark = every;
-        }
-        *to_mark = to_mark.wrapping_sub(1);
-        self.next()
     }
 }
 

@@ -12,11 +12,10 @@
 //! lower index is reported, as a restore on one thread would.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use super::split::{Failed, Rank, Staged};
+use super::split::{Chunks, Failed, Rank, Staged};
 use super::{malformed, PREFETCH_AHEAD};
 use crate::prefetch::prefetch;
 use crate::scheduler::heap::{Entry, RadixQueue};
@@ -60,8 +59,11 @@ pub(super) fn listed_events(
     // bytes left after the body (see `EventRecords::iter`), before
     // anything is applied. (`len` is bounded by the body's size.)
     let mut records = body.events.iter();
-    let mut to_mark = 0;
-    while let Some(record) = records.next_marked(&mut to_mark, &mut chunks, CHUNK) {
+    loop {
+        if recipients.len() % CHUNK == 0 && recipients.len() < body.events.len() {
+            chunks.push(records.mark());
+        }
+        let Some(record) = records.next() else { break };
         let record = record.map_err(malformed)?;
         if record.time < body.time || u64::from(record.origin) > origins {
             return Err(malformed(format!(
@@ -98,8 +100,8 @@ pub(super) struct EventList<'a> {
     /// The models' handles by place, listed by the first thread that
     /// needs them (see [`recipient_handles`]).
     handles: OnceLock<Vec<Option<&'a dyn ModelHandle>>>,
-    /// The next chunk not taken yet.
-    next_chunk: AtomicUsize,
+    /// The chunks taken so far.
+    chunks: Chunks,
 }
 
 impl<'a> EventList<'a> {
@@ -110,7 +112,7 @@ impl<'a> EventList<'a> {
             body,
             listed,
             handles: OnceLock::new(),
-            next_chunk: AtomicUsize::new(0),
+            chunks: Chunks::new(),
         }
     }
 
@@ -121,17 +123,15 @@ impl<'a> EventList<'a> {
     /// `failed` says that an error of an earlier rank was met.
     pub(super) fn take(&self, failed: &Failed) -> Staged<RadixQueue> {
         let mut events = RadixQueue::default();
-        let chunks = &self.listed.chunks;
-        if chunks.is_empty() {
+        let starts = &self.listed.chunks;
+        if starts.is_empty() {
             return Ok(events);
         }
         let handles = self
             .handles
             .get_or_init(|| recipient_handles(self.registry));
         keys::restoring(&self.listed.keys, || {
-            // Relaxed: the counter only shares the chunks out; what they
-            // read was written before either thread started.
-            while let Some(&start) = chunks.get(self.next_chunk.fetch_add(1, Ordering::Relaxed)) {
+            while let Some(&start) = starts.get(self.chunks.take()) {
                 failed.stop_before(Rank::event(start.next))?;
                 self.restore_range(start, CHUNK, handles, failed, &mut events)?;
             }

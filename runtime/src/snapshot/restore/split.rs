@@ -24,8 +24,10 @@
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex as StdMutex, PoisonError};
+
+use crate::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{lock, Mutex};
 
 use crate::snapshot::error::RestoreError;
 
@@ -33,6 +35,31 @@ use crate::snapshot::error::RestoreError;
 /// that a payload's `Deserialize` code (postcard sets no depth limit)
 /// recurses as deep there as on the thread that would run it otherwise.
 const HELPER_STACK: usize = 8 << 20;
+
+/// The chunks of a list that one or two threads share: each chunk is
+/// taken by one thread, in increasing order across both.
+pub(super) struct Chunks {
+    /// The index of the next chunk not taken yet.
+    next: AtomicUsize,
+}
+
+impl Chunks {
+    /// No chunk taken yet.
+    pub(super) fn new() -> Self {
+        Chunks {
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// Takes the next chunk: its index (past the list's end once every
+    /// chunk is taken).
+    pub(super) fn take(&self) -> usize {
+        // Relaxed: the counter only shares the chunks out. What they read
+        // was written before either thread started, and what each thread
+        // made comes back through the join.
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+}
 
 /// A step of a restore that can fail, in the order a restore on one
 /// thread meets them.
@@ -123,7 +150,7 @@ impl Failed {
             Ok(result) => result,
             Err(payload) => {
                 let rank = at();
-                let mut panic = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut panic = lock(&self.panic);
                 if panic.as_ref().is_none_or(|(earliest, _)| rank < *earliest) {
                     *panic = Some((rank, payload));
                 }
@@ -137,11 +164,7 @@ impl Failed {
     /// or, if that error is a panic's, the panic, resumed on this thread.
     pub(super) fn finish<T>(&self, result: Staged<T>) -> Result<T, RestoreError> {
         result.map_err(|(rank, error)| {
-            let panic = self
-                .panic
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
+            let panic = lock(&self.panic).take();
             match panic {
                 Some((at, payload)) if at == rank => std::panic::resume_unwind(payload),
                 _ => error,
@@ -201,7 +224,7 @@ fn on_two_threads<H: Send, M>(
 ) -> (H, M) {
     // Taken by whichever thread runs it: the helper, or this thread if
     // no helper could be started.
-    let helper = Mutex::new(Some(helper));
+    let helper = StdMutex::new(Some(helper));
     let take = || helper.lock().unwrap_or_else(PoisonError::into_inner).take();
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
@@ -226,5 +249,8 @@ fn on_two_threads<H: Send, M>(
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(causim_loom)))]
 mod tests;
+
+#[cfg(all(test, causim_loom))]
+mod loom_tests;

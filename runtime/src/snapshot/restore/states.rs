@@ -3,10 +3,9 @@
 //! sharing of the pending events).
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::split::{Failed, Rank, Staged, Step};
+use super::split::{Chunks, Failed, Rank, Staged, Step};
 use super::{not_saveable, PREFETCH_AHEAD};
 use crate::prefetch::prefetch;
 use crate::snapshot::error::RestoreError;
@@ -27,9 +26,8 @@ pub(super) struct StateList<'a> {
     saved: &'a [ModelRecord<'a>],
     /// The keys the states may hold.
     keys: Arc<RestoreKeys>,
-    /// The index of the next chunk not taken yet (its first model's over
-    /// [`CHUNK`]).
-    next_chunk: AtomicUsize,
+    /// The chunks taken so far.
+    chunks: Chunks,
 }
 
 impl<'a> StateList<'a> {
@@ -43,7 +41,7 @@ impl<'a> StateList<'a> {
             registry,
             saved,
             keys,
-            next_chunk: AtomicUsize::new(0),
+            chunks: Chunks::new(),
         }
     }
 
@@ -54,8 +52,7 @@ impl<'a> StateList<'a> {
     pub(super) fn take(&self, failed: &Failed) -> Staged<()> {
         let models = &self.registry.models;
         keys::restoring(&self.keys, || loop {
-            // Relaxed: the counter only shares the chunks out.
-            let start = self.next_chunk.fetch_add(1, Ordering::Relaxed) * CHUNK;
+            let start = self.chunks.take().saturating_mul(CHUNK);
             if start >= models.len() {
                 return Ok(());
             }
