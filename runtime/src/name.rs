@@ -69,15 +69,6 @@ impl Name {
             Name::Shared(name) => name,
         }
     }
-
-    /// The name's length in bytes (without reading it as a string).
-    #[cfg_attr(not(feature = "save"), allow(dead_code))]
-    pub(crate) fn byte_len(&self) -> usize {
-        match self {
-            Name::Inline(inline) => usize::from(inline.len),
-            Name::Shared(name) => name.len(),
-        }
-    }
 }
 
 impl From<&str> for Name {
@@ -166,13 +157,6 @@ mod tests {
         let name = Name::from(longer.as_str());
         assert!(!is_inline(&name));
         assert_eq!(&*name, longer);
-    }
-
-    #[test]
-    fn byte_len_is_the_strings_length() {
-        for text in ["", "c1", "é", &"a".repeat(INLINE), &"é".repeat(INLINE)] {
-            assert_eq!(Name::from(text).byte_len(), text.len(), "{text:?}");
-        }
     }
 
     #[test]

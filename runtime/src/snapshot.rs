@@ -83,26 +83,38 @@ pub use error::{RestoreError, SaveError};
 #[cfg(feature = "save")]
 use crate::{mailbox::Address, model::Model, model::SharedModel, name::Name};
 
-/// The bench's models as the snapshot code needs them, in add order.
+/// What reaches the bench's saveable models, in add order.
+///
+/// A save or a restore refuses a bench as soon as one of its models cannot
+/// be saved, naming the first: nothing is kept from that model on, and a
+/// bench of models that cannot be saved costs nothing here. The paths and
+/// types of those models, for the errors, are the topology's record of
+/// them ([`Models`]). A saveable model's path is kept here too, beside its
+/// handle, although its mailbox's channel holds it: a save and a restore
+/// read every path in add order, and reading them from the channels, one
+/// more cache line per model, made a save of 10⁶ models a quarter to two
+/// fifths slower (docs/benchmarks.md, "Bytes per idle model: the snapshot
+/// registry keeps saveable models only").
 #[cfg(feature = "save")]
 #[derive(Default)]
 pub(crate) struct Registry {
-    /// One per model.
-    models: Vec<Registered>,
+    /// Models `0..registered.len()`, every one saveable.
+    registered: Vec<Registered>,
+    /// How many models the bench has: more than `registered.len()` if
+    /// model number `registered.len()` cannot be saved.
+    models: usize,
     /// The checksum of each model's outgoing connections, in add order,
     /// once a save has computed them (see `fingerprint.rs`).
     connections: Option<Vec<u32>>,
 }
 
-/// A model of the bench.
+/// A saveable model of the bench.
 #[cfg(feature = "save")]
 struct Registered {
     /// Its path.
     path: Name,
-    /// Its type name.
-    type_name: &'static str,
-    /// How to reach it, if its type can be saved.
-    handle: Option<Box<dyn handle::ModelHandle>>,
+    /// What reaches it.
+    handle: Box<dyn handle::ModelHandle>,
 }
 
 /// What the registry keeps of a saveable model: its type's hooks, the cell
@@ -112,17 +124,70 @@ pub(crate) type Saveable<M> = (SaveHooks<M>, SharedModel<M>, Address<M>);
 
 #[cfg(feature = "save")]
 impl Registry {
-    /// Registers the model of type `M` at `path`, with what reaches it if
-    /// it is saveable.
+    /// Registers the next model, of type `M`, at `path`, with what reaches
+    /// it if it is saveable.
     pub(crate) fn add<M: Model>(&mut self, path: Name, saveable: Option<Saveable<M>>) {
-        let handle = saveable.map(|(hooks, shared, address)| {
-            Box::new(handle::Handle::new(hooks, shared, address)) as Box<dyn handle::ModelHandle>
-        });
-        self.models.push(Registered {
-            path,
-            type_name: M::metadata().type_name,
-            handle,
-        });
+        let all_saveable = self.registered.len() == self.models;
+        self.models += 1;
+        if let (true, Some((hooks, shared, address))) = (all_saveable, saveable) {
+            self.registered.push(Registered {
+                path,
+                handle: Box::new(handle::Handle::new(hooks, shared, address)),
+            });
+        }
+    }
+}
+
+/// A bench's models as a save or a restore reads them, by their place in
+/// the add order: the registry's, and the topology's record of those it
+/// does not keep.
+#[cfg(feature = "save")]
+#[derive(Clone, Copy)]
+pub(crate) struct Models<'a> {
+    /// The saveable models.
+    registry: &'a Registry,
+    /// Every model's record.
+    topology: &'a crate::topology::Recorder,
+}
+
+#[cfg(feature = "save")]
+impl<'a> Models<'a> {
+    /// The models of a bench whose registry and topology these are.
+    pub(crate) fn new(registry: &'a Registry, topology: &'a crate::topology::Recorder) -> Self {
+        debug_assert_eq!(registry.models, topology.model_count());
+        Models { registry, topology }
+    }
+
+    /// How many there are.
+    pub(crate) fn len(self) -> usize {
+        self.registry.models
+    }
+
+    /// The path of model `index`.
+    #[inline]
+    pub(crate) fn path(self, index: usize) -> &'a str {
+        match self.registry.registered.get(index) {
+            Some(model) => model.path.as_str(),
+            None => self.topology.model_path(index),
+        }
+    }
+
+    /// The type name of model `index`.
+    #[inline]
+    pub(crate) fn type_name(self, index: usize) -> &'static str {
+        match self.registry.registered.get(index) {
+            // From the handle's table: its box is not read.
+            Some(model) => model.handle.type_name(),
+            None => self.topology.model_type(index),
+        }
+    }
+
+    /// The handle of model `index`; `None` if it cannot be saved, or comes
+    /// after one that cannot.
+    #[inline]
+    pub(crate) fn handle(self, index: usize) -> Option<&'a dyn handle::ModelHandle> {
+        let model = self.registry.registered.get(index)?;
+        Some(&*model.handle)
     }
 }
 
@@ -130,7 +195,74 @@ impl Registry {
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registry")
-            .field("models", &self.models.len())
+            .field("models", &self.models)
+            .field("saveable", &self.registered.len())
             .finish()
+    }
+}
+
+#[cfg(all(test, feature = "save", not(causim_loom)))]
+// The test models' generated ports are unused here.
+#[allow(dead_code)]
+mod tests {
+    use super::SaveError;
+    use crate::prelude::*;
+
+    /// A model that can be saved.
+    #[model(save)]
+    struct Kept {
+        n: u64,
+    }
+
+    #[model(save)]
+    impl Kept {
+        #[input]
+        fn poke(&mut self) {
+            self.n += 1;
+        }
+    }
+
+    /// A model that cannot.
+    #[model]
+    struct Plain;
+
+    #[model]
+    impl Plain {
+        #[input]
+        fn poke(&mut self) {}
+    }
+
+    /// The registry of a bench whose models are `saveable` or not, in
+    /// order; and its save's error.
+    fn registered(saveable: &[bool]) -> (usize, usize, Option<SaveError>) {
+        let mut init = SimInit::new().with_threads(1);
+        for (i, &kept) in saveable.iter().enumerate() {
+            init = if kept {
+                init.add_model(Kept { n: 0 }, Mailbox::new(), format!("m{i}"))
+            } else {
+                init.add_model(Plain, Mailbox::new(), format!("m{i}"))
+            };
+        }
+        let mut simu = init.init(SimTime::ZERO).unwrap();
+        let error = simu.save(&mut Vec::new()).err();
+        (simu.saveable.models, simu.saveable.registered.len(), error)
+    }
+
+    #[test]
+    fn the_registry_keeps_handles_only_up_to_the_first_model_that_cannot_be_saved() {
+        let (models, handles, error) = registered(&[true, true, true]);
+        assert_eq!((models, handles, error), (3, 3, None));
+        // Nothing is kept for a bench whose first model cannot be saved.
+        let (models, handles, error) = registered(&[false, true, true]);
+        assert_eq!((models, handles), (3, 0));
+        let not_saveable = |model: &str, model_type| SaveError::NotSaveable {
+            model: model.to_string(),
+            model_type,
+        };
+        assert_eq!(error, Some(not_saveable("m0", "Plain")));
+        // The first one that cannot is named, by the topology's path.
+        let (models, handles, error) = registered(&[true, false, true, false]);
+        assert_eq!((models, handles), (4, 1));
+        assert_eq!(error, Some(not_saveable("m1", "Plain")));
     }
 }

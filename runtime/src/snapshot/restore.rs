@@ -17,7 +17,7 @@ use super::error::RestoreError;
 use super::fingerprint::fingerprints;
 use super::format::{self, Body, ModelRecord, TypeRecord};
 use super::handle::ModelHandle;
-use super::{Registered, Registry};
+use super::Models;
 use crate::bench::BenchId;
 use crate::simulation::{SimInit, Simulation};
 use crate::time::SimTime;
@@ -82,13 +82,14 @@ impl SimInit {
         let body = format::decode(snapshot)?;
         self.check().map_err(RestoreError::Simulation)?;
         let mut registry = std::mem::take(&mut self.saveable);
-        match_models(&registry, &body)?;
+        let topology = std::mem::take(&mut self.topology);
+        let models = Models::new(&registry, &topology);
+        match_models(models, &body)?;
         // The wiring, checked from the bench's record of it (not from the
         // models, whose cells the states are read back into meanwhile).
         let bench = self.bench();
-        let topology = std::mem::take(&mut self.topology);
-        let check_wiring = || checked_connections(&topology, bench, &registry, &body);
-        let listed = match listed_events(&registry, &body) {
+        let check_wiring = || checked_connections(&topology, bench, models, &body);
+        let listed = match listed_events(models, &body) {
             Ok(listed) => listed,
             // The wiring's error first, as it is checked first.
             Err(error) => return Err(check_wiring().err().unwrap_or(error)),
@@ -96,8 +97,8 @@ impl SimInit {
         let core = self.core().clone();
         let time = SimTime::from_nanos(body.time);
         let helped = self.helped_restore(body.models.len());
-        let states = StateList::new(&registry, &body.models, listed.keys.clone());
-        let events = EventList::new(&registry, &body, listed);
+        let states = StateList::new(models, &body.models, listed.keys.clone());
+        let events = EventList::new(models, &body, listed);
         // The steps left (see `split`), each error ranked.
         let failed = Failed::new();
         let wiring = || failed.noting(Rank::of(Step::Wiring), check_wiring);
@@ -207,28 +208,25 @@ const HELPED_FROM: usize = 8192;
 /// the same order (pair by pair; the saved paths are searched only to name
 /// a model out of place), the same types, each with a handle, and each
 /// type's version and fields (once per type).
-fn match_models(registry: &Registry, body: &Body<'_>) -> Result<(), RestoreError> {
+fn match_models(models: Models<'_>, body: &Body<'_>) -> Result<(), RestoreError> {
     let mut checked_types = vec![false; body.types.len()];
-    for (index, model) in registry.models.iter().enumerate() {
-        let Some(saved) = body
-            .models
-            .get(index)
-            .filter(|s| s.path == model.path.as_str().as_bytes())
-        else {
-            return Err(misplaced(registry, body, index));
+    for index in 0..models.len() {
+        let path = models.path(index);
+        let Some(saved) = (body.models.get(index)).filter(|s| s.path == path.as_bytes()) else {
+            return Err(misplaced(models, body, index));
         };
         let type_index = saved.type_index as usize;
         let saved_type = body
             .types
             .get(type_index)
-            .ok_or_else(|| malformed(format!("model `{}` has no type", model.path)))?;
-        let handle = matched_type(model, saved_type)?;
+            .ok_or_else(|| malformed(format!("model `{path}` has no type")))?;
+        let handle = matched_type(models, index, saved_type)?;
         if !checked_types[type_index] {
-            check_fields(model, handle, saved_type)?;
+            check_fields(models, index, handle, saved_type)?;
             checked_types[type_index] = true;
         }
     }
-    if let Some(extra) = body.models.get(registry.models.len()) {
+    if let Some(extra) = body.models.get(models.len()) {
         return Err(unknown_model(body, extra));
     }
     Ok(())
@@ -237,15 +235,12 @@ fn match_models(registry: &Registry, body: &Body<'_>) -> Result<(), RestoreError
 /// The error for the bench's model at `index`, which the snapshot does not
 /// have at that place: missing from it, or elsewhere in it.
 #[cold]
-fn misplaced(registry: &Registry, body: &Body<'_>, index: usize) -> RestoreError {
-    let model = &registry.models[index];
-    let saved = body
-        .models
-        .iter()
-        .position(|s| s.path == model.path.as_str().as_bytes());
+fn misplaced(models: Models<'_>, body: &Body<'_>, index: usize) -> RestoreError {
+    let path = models.path(index);
+    let saved = body.models.iter().position(|s| s.path == path.as_bytes());
     match saved {
         Some(at) => RestoreError::ModelOrder {
-            model: model.path.to_string(),
+            model: path.to_string(),
             saved: at,
             bench: index,
         },
@@ -253,14 +248,12 @@ fn misplaced(registry: &Registry, body: &Body<'_>, index: usize) -> RestoreError
             // A model of the snapshot that the bench lacks, at that place,
             // is the better report when the bench has one model less.
             let in_bench =
-                |path: &[u8]| (registry.models.iter()).any(|m| m.path.as_str().as_bytes() == path);
+                |saved: &[u8]| (0..models.len()).any(|i| models.path(i).as_bytes() == saved);
             match body.models.get(index).filter(|s| !in_bench(s.path)) {
-                Some(extra) if registry.models.len() < body.models.len() => {
-                    unknown_model(body, extra)
-                }
+                Some(extra) if models.len() < body.models.len() => unknown_model(body, extra),
                 _ => RestoreError::MissingModel {
-                    model: model.path.to_string(),
-                    model_type: model.type_name,
+                    model: path.to_string(),
+                    model_type: models.type_name(index),
                 },
             }
         }
@@ -277,48 +270,55 @@ fn unknown_model(body: &Body<'_>, extra: &ModelRecord<'_>) -> RestoreError {
     }
 }
 
-/// The handle of the bench's `model`, whose saved type is `saved_type`.
+/// The handle of the bench's model `index`, whose saved type is
+/// `saved_type`.
 fn matched_type<'r>(
-    model: &'r Registered,
+    models: Models<'r>,
+    index: usize,
     saved_type: &TypeRecord<'_>,
 ) -> Result<&'r dyn ModelHandle, RestoreError> {
-    if saved_type.name != model.type_name {
+    let type_name = models.type_name(index);
+    if saved_type.name != type_name {
         return Err(RestoreError::TypeMismatch {
-            model: model.path.to_string(),
+            model: models.path(index).to_string(),
             saved: saved_type.name.to_string(),
-            bench: model.type_name,
+            bench: type_name,
         });
     }
-    model.handle.as_deref().ok_or_else(|| not_saveable(model))
+    models
+        .handle(index)
+        .ok_or_else(|| not_saveable(models, index))
 }
 
-/// The error for `model`, whose type cannot be saved.
+/// The error for model `index`, whose type cannot be saved.
 #[cold]
-fn not_saveable(model: &Registered) -> RestoreError {
+fn not_saveable(models: Models<'_>, index: usize) -> RestoreError {
     RestoreError::NotSaveable {
-        model: model.path.to_string(),
-        model_type: model.type_name,
+        model: models.path(index).to_string(),
+        model_type: models.type_name(index),
     }
 }
 
-/// Checks the version and fields of `model`'s type against the saved ones.
+/// Checks the version and fields of model `index`'s type against the saved
+/// ones.
 fn check_fields(
-    model: &Registered,
+    models: Models<'_>,
+    index: usize,
     handle: &dyn ModelHandle,
     saved_type: &TypeRecord<'_>,
 ) -> Result<(), RestoreError> {
     if saved_type.version != handle.version() {
         return Err(RestoreError::VersionMismatch {
-            model: model.path.to_string(),
-            model_type: model.type_name,
+            model: models.path(index).to_string(),
+            model_type: models.type_name(index),
             saved: saved_type.version,
             bench: handle.version(),
         });
     }
     if saved_type.fields != handle.fields() {
         return Err(RestoreError::FieldMismatch {
-            model: model.path.to_string(),
-            model_type: model.type_name,
+            model: models.path(index).to_string(),
+            model_type: models.type_name(index),
             saved: saved_type.fields.iter().map(|f| f.to_string()).collect(),
             bench: handle.fields().to_vec(),
         });
@@ -331,15 +331,16 @@ fn check_fields(
 fn checked_connections(
     topology: &Recorder,
     bench: BenchId,
-    registry: &Registry,
+    models: Models<'_>,
     body: &Body<'_>,
 ) -> Result<Vec<u32>, RestoreError> {
-    let models = registry.models.len();
-    let connections = fingerprints(models, |each| topology.for_each_connection(bench, each));
+    let connections = fingerprints(models.len(), |each| {
+        topology.for_each_connection(bench, each)
+    });
     for (index, model) in body.models.iter().enumerate() {
         if connections.get(index) != Some(&model.connections) {
             return Err(RestoreError::ConnectionMismatch {
-                model: registry.models[index].path.to_string(),
+                model: models.path(index).to_string(),
             });
         }
     }

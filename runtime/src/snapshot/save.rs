@@ -11,8 +11,9 @@ use super::format::{self, Bytes, ModelRecord, SavedBody, TypeRecord};
 use super::handle::ModelHandle;
 use super::keys::{self, SaveKeys};
 use super::pending::{pending_events, TakenEvents};
-use super::Registry;
+use super::{Models, Registry};
 use crate::simulation::Simulation;
+use crate::topology::Recorder;
 
 /// Bytes of state per model to reserve room for: most states of a few
 /// fields fit, and the buffer grows for the rest.
@@ -83,13 +84,20 @@ impl Simulation {
     /// The snapshot's bytes.
     fn snapshot(&mut self) -> Result<Vec<u8>, SaveError> {
         let mut registry = std::mem::take(&mut self.saveable);
-        let result = self.snapshot_with(&mut registry);
+        let topology = std::mem::take(&mut self.topology);
+        let result = self.snapshot_with(&mut registry, &topology);
         self.saveable = registry;
+        self.topology = topology;
         result
     }
 
-    /// The snapshot's bytes, the models being those of `registry`.
-    fn snapshot_with(&mut self, registry: &mut Registry) -> Result<Vec<u8>, SaveError> {
+    /// The snapshot's bytes, the models being those of `registry` and
+    /// `topology`.
+    fn snapshot_with(
+        &mut self,
+        registry: &mut Registry,
+        topology: &Recorder,
+    ) -> Result<Vec<u8>, SaveError> {
         if let Some(error) = self.fatal_error() {
             return Err(SaveError::Simulation(error));
         }
@@ -100,16 +108,19 @@ impl Simulation {
         // The connections do not change once the bench is built: their
         // checksums are computed at the first save.
         if registry.connections.is_none() {
-            let models = registry.models.len();
-            registry.connections =
-                Some(fingerprints(models, |each| self.for_each_connection(each)));
+            let models = topology.model_count();
+            let bench = self.bench();
+            registry.connections = Some(fingerprints(models, |each| {
+                topology.for_each_connection(bench, each)
+            }));
         }
         let registry = &*registry;
-        let handles = saveable_handles(registry)?;
+        let models = Models::new(registry, topology);
+        let handles = saveable_handles(models)?;
         let taken = TakenEvents::take(self);
         let events = pending_events(&taken, handles.len())?;
         let mut state_bytes = Vec::with_capacity(handles.len() * STATE_ESTIMATE);
-        let states = model_states(registry, &handles, &events.keys, &mut state_bytes)?;
+        let states = model_states(models, &handles, &events.keys, &mut state_bytes)?;
         // What a thread outside the simulation sent since the last call,
         // and what the models it woke sent in turn, waits for a call that
         // runs the models: a snapshot would lose it. (Looked at once the
@@ -120,27 +131,24 @@ impl Simulation {
         if messages > 0 {
             return Err(SaveError::Staged { messages });
         }
-        let (types, type_of) = type_table(registry, &handles);
+        let (types, type_of) = type_table(models, &handles);
         let connections = registry.connections.as_deref().unwrap_or_default();
-        let models = registry
-            .models
-            .iter()
-            .zip(&states)
-            .zip(&type_of)
-            .enumerate()
-            .map(|(index, ((model, (seq, state)), type_index))| ModelRecord {
-                path: model.path.as_str().as_bytes(),
-                type_index: *type_index,
-                seq: *seq,
-                connections: connections.get(index).copied().unwrap_or(0),
-                state: Bytes(&state_bytes[state.clone()]),
+        let estimate = models_estimate(models, &state_bytes) + events.estimate();
+        let records =
+            (states.iter().zip(&type_of).enumerate()).map(|(index, ((seq, state), type_index))| {
+                ModelRecord {
+                    path: models.path(index).as_bytes(),
+                    type_index: *type_index,
+                    seq: *seq,
+                    connections: connections.get(index).copied().unwrap_or(0),
+                    state: Bytes(&state_bytes[state.clone()]),
+                }
             });
-        let estimate = models_estimate(registry, &state_bytes) + events.estimate();
         let body = SavedBody {
             time: self.time().as_nanos(),
             bench_seq: self.core().bench_seq(),
             types: &types,
-            models,
+            models: records,
             events: events.records(),
         };
         format::encode(body, estimate).map_err(|error| SaveError::Io(error.to_string()))
@@ -149,25 +157,20 @@ impl Simulation {
 
 /// About how many bytes the models' records take in a snapshot, their
 /// states being `states`.
-fn models_estimate(registry: &Registry, states: &[u8]) -> usize {
-    let paths = registry.models.iter().map(|m| m.path.byte_len() + 16);
-    paths.sum::<usize>() + states.len()
+fn models_estimate(models: Models<'_>, states: &[u8]) -> usize {
+    let records = (0..models.len()).map(|index| models.path(index).len() + 16);
+    records.sum::<usize>() + states.len()
 }
 
 /// Every model's handle, or the error naming the first that cannot be
 /// saved.
-fn saveable_handles(registry: &Registry) -> Result<Vec<&dyn ModelHandle>, SaveError> {
-    registry
-        .models
-        .iter()
-        .map(|model| {
-            model
-                .handle
-                .as_deref()
-                .ok_or_else(|| SaveError::NotSaveable {
-                    model: model.path.to_string(),
-                    model_type: model.type_name,
-                })
+fn saveable_handles(models: Models<'_>) -> Result<Vec<&dyn ModelHandle>, SaveError> {
+    (0..models.len())
+        .map(|index| {
+            models.handle(index).ok_or_else(|| SaveError::NotSaveable {
+                model: models.path(index).to_string(),
+                model_type: models.type_name(index),
+            })
         })
         .collect()
 }
@@ -176,17 +179,17 @@ fn saveable_handles(registry: &Registry) -> Result<Vec<&dyn ModelHandle>, SaveEr
 /// in the cell its task runs it from (see `model/shared.rs`), in add
 /// order, with `keys` numbering the keys the states hold.
 fn model_states(
-    registry: &Registry,
+    models: Models<'_>,
     handles: &[&dyn ModelHandle],
     keys: &Arc<SaveKeys>,
     out: &mut Vec<u8>,
 ) -> Result<Vec<(u64, Range<usize>)>, SaveError> {
     keys::saving(keys, || {
         let mut states = Vec::with_capacity(handles.len());
-        for (model, handle) in registry.models.iter().zip(handles) {
+        for (index, handle) in handles.iter().enumerate() {
             let start = out.len();
             let seq = handle.save(out).map_err(|error| SaveError::State {
-                model: model.path.to_string(),
+                model: models.path(index).to_string(),
                 error,
             })?;
             states.push((seq, start..out.len()));
@@ -199,16 +202,16 @@ fn model_states(
 /// type index. A type is recognised by its name's address first (models
 /// of one type, added one after the other, share it), by its name if that
 /// differs.
-fn type_table<'r>(
-    registry: &'r Registry,
+fn type_table(
+    models: Models<'_>,
     handles: &[&dyn ModelHandle],
-) -> (Vec<TypeRecord<'r>>, Vec<u32>) {
-    let mut types: Vec<TypeRecord<'r>> = Vec::new();
+) -> (Vec<TypeRecord<'static>>, Vec<u32>) {
+    let mut types: Vec<TypeRecord<'static>> = Vec::new();
     let mut by_name: HashMap<&str, u32> = HashMap::new();
     let mut last: Option<(&'static str, u32)> = None;
     let mut type_of = Vec::with_capacity(handles.len());
-    for (model, handle) in registry.models.iter().zip(handles) {
-        let name = model.type_name;
+    for (index, handle) in handles.iter().enumerate() {
+        let name = models.type_name(index);
         let index = match last {
             Some((seen, index)) if std::ptr::eq(seen, name) => index,
             _ => *by_name.entry(name).or_insert_with(|| {

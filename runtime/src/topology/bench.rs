@@ -10,8 +10,6 @@ use crate::__private::short_type_name;
 use crate::ports::{sink_key, EventSource, QuerySource, Sink};
 use crate::simulation::{SimInit, Simulation};
 
-#[cfg(feature = "save")]
-use super::graph::Connection;
 use super::graph::{SourceKind, Topology};
 
 impl SimInit {
@@ -84,13 +82,5 @@ impl Simulation {
     /// [`SimInit::topology`]).
     pub fn topology(&self) -> Topology {
         self.topology.resolve(self.bench())
-    }
-
-    /// Calls `each` with every connection, numbered as in
-    /// [`topology`](Self::topology), without its names, model after model
-    /// (for checksums).
-    #[cfg(feature = "save")]
-    pub(crate) fn for_each_connection(&self, each: impl FnMut(&Connection)) {
-        self.topology.for_each_connection(self.bench(), each);
     }
 }

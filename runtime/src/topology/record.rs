@@ -154,6 +154,26 @@ impl Recorder {
         });
     }
 
+    /// The number of models recorded.
+    pub(crate) fn model_count(&self) -> usize {
+        self.models.len()
+    }
+
+    /// The path of model number `index` (add order), read from its
+    /// mailbox's channel: the one copy of it the bench keeps.
+    pub(crate) fn model_path(&self, index: usize) -> &str {
+        self.models
+            .get(index)
+            .map_or("<not added>", ModelRecord::path)
+    }
+
+    /// The type name of model number `index` (add order).
+    pub(crate) fn model_type(&self, index: usize) -> &'static str {
+        self.models
+            .get(index)
+            .map_or("<unknown>", |model| (model.metadata)().type_name)
+    }
+
     /// Each model with its connections, in the order they were added.
     pub(super) fn models_with_links(&self) -> impl Iterator<Item = (&ModelRecord, &[Link])> {
         let starts = std::iter::once(0).chain(self.models.iter().map(|m| m.links_end));

@@ -24,7 +24,7 @@ use crate::snapshot::error::RestoreError;
 use crate::snapshot::format::{Body, EventRecord, EventsMark};
 use crate::snapshot::handle::ModelHandle;
 use crate::snapshot::keys::{self, RestoreKeys};
-use crate::snapshot::Registry;
+use crate::snapshot::Models;
 use crate::time::SimTime;
 
 /// How many events a thread takes at a time.
@@ -47,10 +47,10 @@ pub(super) struct ListedEvents {
 /// Reads the saved pending events a first time: their times, origins and
 /// keys checked, their keys made, their chunks marked.
 pub(super) fn listed_events(
-    registry: &Registry,
+    models: Models<'_>,
     body: &Body<'_>,
 ) -> Result<ListedEvents, RestoreError> {
-    let origins = registry.models.len() as u64;
+    let origins = models.len() as u64;
     let mut keys = RestoreKeys::default();
     let mut event_keys = Vec::with_capacity(body.events.len());
     let mut recipients = Vec::with_capacity(body.events.len());
@@ -92,23 +92,23 @@ pub(super) fn listed_events(
 /// two threads.
 pub(super) struct EventList<'a> {
     /// The bench's models.
-    registry: &'a Registry,
+    models: Models<'a>,
     /// The snapshot.
     body: &'a Body<'a>,
     /// What the first reading found.
     listed: ListedEvents,
     /// The models' handles by place, listed by the first thread that
     /// needs them (see [`recipient_handles`]).
-    handles: OnceLock<Vec<Option<&'a dyn ModelHandle>>>,
+    handles: OnceLock<Vec<&'a dyn ModelHandle>>,
     /// The chunks taken so far.
     chunks: Chunks,
 }
 
 impl<'a> EventList<'a> {
-    /// The events `listed` of `body`, for `registry`'s models.
-    pub(super) fn new(registry: &'a Registry, body: &'a Body<'a>, listed: ListedEvents) -> Self {
+    /// The events `listed` of `body`, for the bench's `models`.
+    pub(super) fn new(models: Models<'a>, body: &'a Body<'a>, listed: ListedEvents) -> Self {
         EventList {
-            registry,
+            models,
             body,
             listed,
             handles: OnceLock::new(),
@@ -127,9 +127,7 @@ impl<'a> EventList<'a> {
         if starts.is_empty() {
             return Ok(events);
         }
-        let handles = self
-            .handles
-            .get_or_init(|| recipient_handles(self.registry));
+        let handles = self.handles.get_or_init(|| recipient_handles(self.models));
         keys::restoring(&self.listed.keys, || {
             while let Some(&start) = starts.get(self.chunks.take()) {
                 failed.stop_before(Rank::event(start.next))?;
@@ -147,7 +145,7 @@ impl<'a> EventList<'a> {
         let Some(&start) = self.listed.chunks.first() else {
             return Ok(events);
         };
-        let handles = recipient_handles(self.registry);
+        let handles = recipient_handles(self.models);
         keys::restoring(&self.listed.keys, || {
             self.restore_range(start, usize::MAX, &handles, failed, &mut events)?;
             Ok(events)
@@ -159,7 +157,7 @@ impl<'a> EventList<'a> {
         &self,
         start: EventsMark,
         count: usize,
-        handles: &[Option<&dyn ModelHandle>],
+        handles: &[&dyn ModelHandle],
         failed: &Failed,
         events: &mut RadixQueue,
     ) -> Staged<()> {
@@ -182,7 +180,7 @@ impl<'a> EventList<'a> {
                     let record = records.next().unwrap_or_else(|| Err(ended_early(i)));
                     let record = record.map_err(|why| fail(malformed(why)))?;
                     prefetch_recipients(handles, recipients, i);
-                    let entry = restored_event(self.registry, handles, &record, key.clone());
+                    let entry = restored_event(self.models, handles, &record, key.clone());
                     events.push(entry.map_err(fail)?);
                 }
                 Ok(())
@@ -200,26 +198,27 @@ fn ended_early(index: usize) -> String {
 
 /// The models' handles by place (every model has one once the models are
 /// matched), listed for the lookups of the events' recipients, at random
-/// places: 16 bytes a model where the registry takes 56, so that more of
+/// places: 16 bytes a model where the registry takes 40, so that more of
 /// the list stays in the last-level cache. Without events nothing is
 /// listed, as nothing would read it (docs/benchmarks.md, "Measurements
 /// behind code decisions", for both).
-fn recipient_handles(registry: &Registry) -> Vec<Option<&dyn ModelHandle>> {
-    let handles = registry.models.iter();
-    handles.map(|model| model.handle.as_deref()).collect()
+fn recipient_handles(models: Models<'_>) -> Vec<&dyn ModelHandle> {
+    (0..models.len())
+        .map_while(|index| models.handle(index))
+        .collect()
 }
 
 /// One saved pending event, with its key, checked against its recipient's
 /// inputs.
 #[inline(always)]
 fn restored_event(
-    registry: &Registry,
-    handles: &[Option<&dyn ModelHandle>],
+    models: Models<'_>,
+    handles: &[&dyn ModelHandle],
     record: &EventRecord<'_>,
     key: Option<EventKey>,
 ) -> Result<Entry, RestoreError> {
     let index = record.model as usize;
-    let handle = (handles.get(index).copied().flatten())
+    let handle = (handles.get(index).copied())
         .ok_or_else(|| malformed(format!("a pending event for model number {index}")))?;
     let period = record.period.map(Duration::from_nanos);
     if period == Some(Duration::ZERO) {
@@ -231,7 +230,7 @@ fn restored_event(
     let event = handle
         .decode_event(record.port, record.payload.0, period)
         .map_err(|error| RestoreError::Event {
-            model: registry.models[index].path.to_string(),
+            model: models.path(index).to_string(),
             port: record.port.to_string(),
             error,
         })?;
@@ -244,10 +243,10 @@ fn restored_event(
 /// whose reference count each restored event takes. The recipients are
 /// wherever the bench's models are; with many models and events for
 /// random ones, these loads were most of a restore's time per event.
-fn prefetch_recipients(handles: &[Option<&dyn ModelHandle>], recipients: &[u32], i: usize) {
+fn prefetch_recipients(handles: &[&dyn ModelHandle], recipients: &[u32], i: usize) {
     let recipient = |ahead: usize| {
         let model = recipients.get(i + ahead)?;
-        *handles.get(*model as usize)?
+        handles.get(*model as usize).copied()
     };
     if let Some(handle) = recipient(PREFETCH_AHEAD) {
         prefetch(handle as *const dyn ModelHandle);

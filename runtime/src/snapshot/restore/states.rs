@@ -12,7 +12,7 @@ use crate::snapshot::error::RestoreError;
 use crate::snapshot::format::ModelRecord;
 use crate::snapshot::handle::ModelHandle;
 use crate::snapshot::keys::{self, RestoreKeys};
-use crate::snapshot::{Registered, Registry};
+use crate::snapshot::Models;
 
 /// How many models a thread takes at a time.
 const CHUNK: usize = 1024;
@@ -21,7 +21,7 @@ const CHUNK: usize = 1024;
 /// two threads.
 pub(super) struct StateList<'a> {
     /// The bench's models, matched with the saved ones place by place.
-    registry: &'a Registry,
+    models: Models<'a>,
     /// The saved models.
     saved: &'a [ModelRecord<'a>],
     /// The keys the states may hold.
@@ -31,14 +31,14 @@ pub(super) struct StateList<'a> {
 }
 
 impl<'a> StateList<'a> {
-    /// The states of `saved`, for `registry`'s models, with `keys`.
+    /// The states of `saved`, for the bench's `models`, with `keys`.
     pub(super) fn new(
-        registry: &'a Registry,
+        models: Models<'a>,
         saved: &'a [ModelRecord<'a>],
         keys: Arc<RestoreKeys>,
     ) -> Self {
         StateList {
-            registry,
+            models,
             saved,
             keys,
             chunks: Chunks::new(),
@@ -50,26 +50,25 @@ impl<'a> StateList<'a> {
     /// `model/shared.rs`). Stops once `failed` says that an error of an
     /// earlier rank was met.
     pub(super) fn take(&self, failed: &Failed) -> Staged<()> {
-        let models = &self.registry.models;
+        let count = self.models.len();
         keys::restoring(&self.keys, || loop {
             let start = self.chunks.take().saturating_mul(CHUNK);
-            if start >= models.len() {
+            if start >= count {
                 return Ok(());
             }
             failed.stop_before(Rank::at(Step::States, start))?;
-            let end = models.len().min(start + CHUNK);
+            let end = count.min(start + CHUNK);
             // The model being read, for a panic of its state's code.
             let reading = Cell::new(start);
             failed.catching(
                 || Rank::at(Step::States, reading.get()),
                 || {
                     let saved = self.saved.get(start..end).unwrap_or_default();
-                    let chunk = models[start..end].iter().zip(saved);
-                    for (i, (model, saved)) in (start..).zip(chunk) {
+                    for (i, saved) in (start..end).zip(saved) {
                         reading.set(i);
                         self.prefetch_ahead(i);
                         let rank = Rank::at(Step::States, i);
-                        failed.noting(rank, || restore_state(model, saved))?;
+                        failed.noting(rank, || restore_state(self.models, i, saved))?;
                     }
                     Ok(())
                 },
@@ -82,7 +81,7 @@ impl<'a> StateList<'a> {
     /// the allocator kept them together (among their outputs' connections,
     /// the hardware prefetcher lost them).
     fn prefetch_ahead(&self, i: usize) {
-        let ahead = |n: usize| self.registry.models.get(i + n)?.handle.as_deref();
+        let ahead = |n: usize| self.models.handle(i + n);
         if let Some(handle) = ahead(PREFETCH_AHEAD) {
             prefetch(handle as *const dyn ModelHandle);
         }
@@ -92,13 +91,19 @@ impl<'a> StateList<'a> {
     }
 }
 
-/// Has `model` read its state back from `saved`.
-fn restore_state(model: &Registered, saved: &ModelRecord<'_>) -> Result<(), RestoreError> {
-    let handle = model.handle.as_deref().ok_or_else(|| not_saveable(model))?;
+/// Has model `index` of `models` read its state back from `saved`.
+fn restore_state(
+    models: Models<'_>,
+    index: usize,
+    saved: &ModelRecord<'_>,
+) -> Result<(), RestoreError> {
+    let handle = models
+        .handle(index)
+        .ok_or_else(|| not_saveable(models, index))?;
     handle
         .restore(saved.seq, saved.state.0)
         .map_err(|error| RestoreError::State {
-            model: model.path.to_string(),
+            model: models.path(index).to_string(),
             error,
         })
 }
