@@ -64,6 +64,10 @@ pub struct Simulation {
     timeout: Option<Duration>,
     /// The fatal error that ended the simulation, if any.
     fatal: Option<SimulationError>,
+    /// A report the next call returns before it runs anything: the halt
+    /// asked during a bench query that returned its replies (see
+    /// [`run_query`](Simulation::run_query)).
+    deferred: Option<SimulationError>,
     /// Buffer of the events due at the current step, reused.
     due: Vec<Entry>,
     /// Empty buffer swapped with the events the models staged (see
@@ -112,6 +116,7 @@ impl Simulation {
             core: core.clone(),
             timeout,
             fatal: None,
+            deferred: None,
             due: Vec::new(),
             incoming: Vec::new(),
             periodic: Vec::new(),
@@ -294,6 +299,10 @@ impl Simulation {
 
     /// Sends `request` to replier `port` of the model at `address` now,
     /// processes everything it causes and returns the reply.
+    ///
+    /// A model that halts the simulation during the query does not cost
+    /// the query its reply: the reply is returned, and the next call
+    /// returns [`SimulationError::Halted`] before it runs anything.
     pub fn process_query<T, R, P>(
         &mut self,
         port: P,
@@ -321,9 +330,9 @@ impl Simulation {
         }
         let mut requestor = Requestor::new();
         requestor.connect(port, address.clone());
-        let (replies, requestor) = self.run_query(requestor, request)?;
+        let (replies, requestor) = self.run_query(requestor, request);
         drop(requestor);
-        replies
+        replies?
             .into_iter()
             .next()
             .ok_or_else(|| SimulationError::NoReply {
@@ -335,6 +344,10 @@ impl Simulation {
 
     /// Sends `request` through every connection of `source` now, processes
     /// everything it causes and returns the replies in connection order.
+    ///
+    /// A halt during the query is reported by the next call, as for
+    /// [`process_query`](Simulation::process_query). The source keeps its
+    /// connections whatever the call returns.
     pub fn process_query_from<T, R>(
         &mut self,
         source: &mut QuerySource<T, R>,
@@ -351,23 +364,36 @@ impl Simulation {
             return Err(misaddressed_error(None, foreign));
         }
         let requestor = std::mem::take(&mut source.requestor);
-        let (replies, requestor) = self.run_query(requestor, request)?;
-        source.requestor = requestor;
-        Ok(replies)
+        let (replies, requestor) = self.run_query(requestor, request);
+        // The source keeps its connections whatever the outcome (a query
+        // that could not complete leaves the simulation failed).
+        if let Some(requestor) = requestor {
+            source.requestor = requestor;
+        }
+        replies
     }
 
-    /// Runs a bench query as a task and returns the replies and the
-    /// requestor.
+    /// Runs a bench query as a task: the replies, and the requestor back
+    /// unless the query could not complete.
+    ///
+    /// A query that completed returns its replies even if a model halted
+    /// the simulation meanwhile: the halt is not lost, the next call
+    /// returns it before it runs anything. Returning it instead of the
+    /// replies would lose what the query answered, and asking again would
+    /// run the replier's side effects twice. (A message to a mailbox not in
+    /// the bench is an error of the bench's wiring, reported at once.)
     fn run_query<T, R>(
         &mut self,
         requestor: Requestor<T, R>,
         request: T,
-    ) -> Result<(Vec<R>, Requestor<T, R>), SimulationError>
+    ) -> QueryOutcome<T, R>
     where
         T: Clone + Send + 'static,
         R: Send + 'static,
     {
-        self.check_usable()?;
+        if let Err(error) = self.check_usable() {
+            return (Err(error), Some(requestor));
+        }
         let deadline = self.deadline();
         let _driving = self.drive();
         let _bench = self.enter();
@@ -387,21 +413,25 @@ impl Simulation {
             }
             .into_probe(),
         );
-        self.settle(deadline)?;
-        self.check_unbound()?;
+        let settled = self.settle(deadline);
         let outcome = crate::sync::lock(&result).take();
-        if outcome.is_some() {
-            self.rounds_after_query(deadline)?;
-        }
-        // `settle` reports a query that cannot complete as a deadlock.
-        let Some(outcome) = outcome else {
-            return Err(self.fail(SimulationError::Deadlock {
-                time: self.time(),
-                models: Vec::new(),
-            }));
+        let Some((replies, requestor)) = outcome else {
+            // `settle` reports a query that cannot complete as a deadlock.
+            let error = settled.err().unwrap_or_else(|| {
+                self.fail(SimulationError::Deadlock {
+                    time: self.time(),
+                    models: Vec::new(),
+                })
+            });
+            return (Err(error), None);
         };
-        self.check_halt()?;
-        Ok(outcome)
+        let finished = (settled.and_then(|()| self.check_unbound()))
+            .and_then(|()| self.rounds_after_query(deadline));
+        if let Err(error) = finished {
+            return (Err(error), Some(requestor));
+        }
+        self.deferred = self.check_halt().err();
+        (Ok(replies), Some(requestor))
     }
 
     /// If the earliest event is due no later than `limit`, moves the clock
@@ -743,11 +773,12 @@ impl Simulation {
         Ok(())
     }
 
-    /// Fails if an earlier call hit a fatal error.
-    fn check_usable(&self) -> Result<(), SimulationError> {
+    /// Fails if an earlier call hit a fatal error, or returns the report
+    /// an earlier query left for this call (once).
+    fn check_usable(&mut self) -> Result<(), SimulationError> {
         match &self.fatal {
             Some(error) => Err(error.clone()),
-            None => Ok(()),
+            None => self.deferred.take().map_or(Ok(()), Err),
         }
     }
 
@@ -815,11 +846,17 @@ impl Simulation {
         (BenchGuard::enter(self.core.bench), CurrentGuard::unkeyed())
     }
 
-    /// The wall-clock deadline of a call starting now.
+    /// The wall-clock deadline of a call starting now; none for a limit
+    /// too far to be a point in time (`Duration::MAX` says "no limit").
     pub(crate) fn deadline(&self) -> Option<Instant> {
-        self.timeout.map(|limit| Instant::now() + limit)
+        self.timeout
+            .and_then(|limit| Instant::now().checked_add(limit))
     }
 }
+
+/// What a bench query gives: its replies or the error of the call, and its
+/// requestor back unless the query could not complete.
+type QueryOutcome<T, R> = (Result<Vec<R>, SimulationError>, Option<Requestor<T, R>>);
 
 /// The error of a message dropped because its mailbox is not in the
 /// bench, from `sender` (`None`: the bench).

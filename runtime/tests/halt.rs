@@ -149,3 +149,71 @@ fn scheduler_halt_from_another_thread() {
     b.simu.step().unwrap();
     assert_eq!(b.simu.time(), t(2));
 }
+
+/// Answers each query with how many it has answered; halts the simulation
+/// on the queries whose count is in `halt_on`.
+#[model]
+struct Counter {
+    count: u32,
+    halt_on: Vec<u32>,
+}
+
+#[model]
+impl Counter {
+    #[replier]
+    fn next(&mut self, _: (), cx: &mut Context<Self>) -> u32 {
+        self.count += 1;
+        if self.halt_on.contains(&self.count) {
+            cx.halt();
+        }
+        self.count
+    }
+
+    #[input]
+    fn tick(&mut self) {}
+}
+
+#[test]
+fn a_query_that_halts_returns_its_reply_and_the_next_call_reports_the_halt() {
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let mut source = QuerySource::<(), u32>::new();
+    source.connect(Counter::ports().next, &mailbox);
+    let counter = Counter {
+        count: 0,
+        halt_on: vec![2, 4],
+    };
+    let mut simu = start(sim_init().add_model(counter, mailbox, "counter"));
+    let halted = SimulationError::Halted { time: t(0) };
+
+    assert_eq!(simu.process_query_from(&mut source, ()), Ok(vec![1]));
+    // The query during which the model halts gets its reply, and the
+    // source keeps its connection.
+    assert_eq!(simu.process_query_from(&mut source, ()), Ok(vec![2]));
+    assert!(source.is_connected());
+    // The next call reports the halt before running anything (the replier
+    // is not asked), once.
+    assert_eq!(
+        simu.process_query_from(&mut source, ()),
+        Err(halted.clone())
+    );
+    assert_eq!(simu.process_query_from(&mut source, ()), Ok(vec![3]));
+
+    // The same through `process_query`; a step reports the halt without
+    // moving the clock to the scheduled event.
+    simu.scheduler()
+        .schedule(t(5), Counter::ports().tick, (), &address)
+        .unwrap();
+    assert_eq!(
+        simu.process_query(Counter::ports().next, (), &address),
+        Ok(4)
+    );
+    assert_eq!(simu.step(), Err(halted));
+    assert_eq!(simu.time(), t(0));
+    assert_eq!(
+        simu.process_query(Counter::ports().next, (), &address),
+        Ok(5)
+    );
+    simu.step().unwrap();
+    assert_eq!(simu.time(), t(5));
+}

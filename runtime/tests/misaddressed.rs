@@ -234,6 +234,10 @@ fn query_source_to_a_mailbox_never_added_names_the_bench_as_the_sender() {
         "{error}"
     );
     assert!(!error.to_string().contains("`bench`"), "{error}");
+    // The source keeps its connections: the next query is refused the same
+    // way, not answered silently by nobody.
+    assert!(source.is_connected());
+    assert_eq!(simu.process_query_from(&mut source, 4), Err(error));
     // Still usable.
     assert_eq!(
         simu.process_query(Replier::ports().reply, 5, &fine_addr),
@@ -485,4 +489,42 @@ fn a_mailbox_added_to_another_bench_after_this_one_started_is_refused_from_then_
     );
     first.step_until(t(1)).unwrap();
     assert_eq!(log.len(), 0);
+}
+
+/// Logs a note on `log_to`, then answers twice the request.
+#[model]
+struct NotingReplier {
+    log_to: Output<u32>,
+}
+
+#[model]
+impl NotingReplier {
+    #[replier]
+    async fn double(&mut self, x: u32) -> u32 {
+        self.log_to.send(x).await;
+        2 * x
+    }
+}
+
+#[test]
+fn a_query_source_keeps_its_connections_when_its_replier_sends_to_a_mailbox_never_added() {
+    let orphan: Mailbox<Recorder<u32>> = Mailbox::new();
+    let mut replier = NotingReplier {
+        log_to: Output::new(),
+    };
+    replier.log_to.connect(Recorder::ports().input, &orphan);
+    let mailbox = Mailbox::new();
+    let mut source = QuerySource::<u32, u32>::new();
+    source.connect(NotingReplier::ports().double, &mailbox);
+    let mut simu = start(sim_init().add_model(replier, mailbox, "noter"));
+    let unbound = Err(SimulationError::NoRecipient {
+        sender: Some("noter".into()),
+        model_type: "Recorder<u32>",
+        port: "input",
+        kind: PortKind::Input,
+    });
+    assert_eq!(simu.process_query_from(&mut source, 3), unbound);
+    assert!(source.is_connected());
+    // Asked again, the replier is asked again (it sends again).
+    assert_eq!(simu.process_query_from(&mut source, 4), unbound);
 }

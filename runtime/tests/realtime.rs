@@ -635,3 +635,48 @@ fn resync_forgets_the_time_spent_between_calls() {
     assert_eq!(simu.time(), t(2));
     assert_eq!(clock.sleeps().last(), Some(&(ms(6_000), ms(7_000))));
 }
+
+#[test]
+fn waiting_for_a_reply_without_limit_by_duration_max_does_not_panic() {
+    let mailbox = Mailbox::new();
+    let square = ReplierRef::new(Replier::<u32, u32>::ports().reply, &mailbox);
+    let mut simu = start(sim_init().add_model(Replier::new(|x: u32| x * x), mailbox, "square"));
+    let mut pending = simu.injector().query(&square, 3).unwrap();
+    let asker = std::thread::spawn(move || pending.wait_timeout(Duration::MAX));
+    simu.step_until(t(1)).unwrap();
+    assert_eq!(asker.join().unwrap(), Ok(9));
+}
+
+#[test]
+fn a_system_clock_deadline_too_far_to_be_a_point_in_time_is_never() {
+    // A very slow clock's next step: waited for, never reached, no panic.
+    let sleeper = std::thread::spawn(|| SystemClock::real_time().sleep_until(Duration::MAX));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!sleeper.is_finished(), "the wait returned or panicked");
+    // A slow clock accepted by `with_speed` paces a step to a far
+    // deadline the same way.
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let log = Log::new();
+    let mut simu = start(
+        sim_init()
+            .with_clock(SystemClock::with_speed(1e-20).unwrap())
+            .add_model(Recorder::new(&log), mailbox, "lamp"),
+    );
+    let scheduler = simu.scheduler();
+    scheduler
+        .schedule(t(1), Recorder::ports().input, 7u32, &address)
+        .unwrap();
+    let stepper = std::thread::spawn(move || {
+        let _ = simu.step();
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        !stepper.is_finished(),
+        "the paced step returned or panicked"
+    );
+    assert!(
+        log.entries().is_empty(),
+        "the event is not due yet in wall time"
+    );
+}

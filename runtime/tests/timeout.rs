@@ -414,3 +414,24 @@ fn a_call_made_of_many_short_steps_times_out() {
     }
     assert!(time > t(1), "{time:?}");
 }
+
+#[test]
+fn a_limit_too_far_to_be_a_point_in_time_is_no_limit() {
+    let log = Log::new();
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let mut simu = start(sim_init().with_timeout(Duration::MAX).add_model(
+        Recorder::new(&log),
+        mailbox,
+        "rec",
+    ));
+    simu.process_event(Recorder::ports().input, 1u32, &address)
+        .unwrap();
+    simu.set_timeout(Some(Duration::MAX));
+    let scheduler = simu.scheduler();
+    scheduler
+        .schedule(t(1), Recorder::ports().input, 2u32, &address)
+        .unwrap();
+    simu.run().unwrap();
+    assert_eq!(log.values_of("rec"), vec![1, 2]);
+}

@@ -106,7 +106,13 @@ impl Clock for SystemClock {
     }
 
     fn sleep_until(&self, wall: Duration) {
-        let deadline = self.origin + wall;
+        // Too far to be a point in time (a very slow clock's next step):
+        // never, as the pacer says of a deadline past `Duration::MAX`.
+        let Some(deadline) = self.origin.checked_add(wall) else {
+            loop {
+                std::thread::sleep(Duration::from_secs(u64::from(u32::MAX)));
+            }
+        };
         // Sleep most of the way, then spin.
         if let Some(sleep) = deadline
             .checked_duration_since(Instant::now())

@@ -292,9 +292,10 @@ impl<R> PendingReply<R> {
         self.wait_until(None)
     }
 
-    /// Waits for the reply at most `limit` of wall time.
+    /// Waits for the reply at most `limit` of wall time (without limit if
+    /// it is too far to be a point in time, like `Duration::MAX`).
     pub fn wait_timeout(&mut self, limit: Duration) -> Result<R, ReplyError> {
-        self.wait_until(Some(Instant::now() + limit))
+        self.wait_until(Instant::now().checked_add(limit))
     }
 
     /// The reply if it has come, without waiting.

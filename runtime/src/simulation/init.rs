@@ -197,7 +197,8 @@ impl SimInit {
 
     /// Limits the wall-clock time of each simulation call (`step`,
     /// `run`, `process_event`, …); a call that exceeds it returns
-    /// [`SimulationError::Timeout`], which is fatal. No limit by default.
+    /// [`SimulationError::Timeout`], which is fatal. No limit by default;
+    /// a limit too far to be a point in time (`Duration::MAX`) is none.
     ///
     /// When the limit fires depends on the executor:
     ///
