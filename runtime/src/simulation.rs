@@ -156,6 +156,20 @@ impl Simulation {
         self.timeout = limit;
     }
 
+    /// Forgets a halt that was asked (with `cx.halt()` or
+    /// [`Scheduler::halt`](crate::Scheduler::halt)) but not reported yet,
+    /// so that the next call does not return
+    /// [`SimulationError::Halted`]; true if there was one. For a driver
+    /// that stops its runs by other means, and clears a halt that came in
+    /// as a call was ending.
+    pub fn clear_halt(&mut self) -> bool {
+        let deferred = matches!(self.deferred, Some(SimulationError::Halted { .. }));
+        if deferred {
+            self.deferred = None;
+        }
+        self.core.take_halt() || deferred
+    }
+
     /// The time of the next scheduled event, if any.
     pub fn next_event_time(&self) -> Option<SimTime> {
         let _driving = self.drive();
@@ -347,7 +361,8 @@ impl Simulation {
     ///
     /// A halt during the query is reported by the next call, as for
     /// [`process_query`](Simulation::process_query). The source keeps its
-    /// connections whatever the call returns.
+    /// connections whatever the call returns, but for a fatal error that
+    /// stopped the query itself.
     pub fn process_query_from<T, R>(
         &mut self,
         source: &mut QuerySource<T, R>,
@@ -365,8 +380,8 @@ impl Simulation {
         }
         let requestor = std::mem::take(&mut source.requestor);
         let (replies, requestor) = self.run_query(requestor, request);
-        // The source keeps its connections whatever the outcome (a query
-        // that could not complete leaves the simulation failed).
+        // The source keeps its connections unless the query could not
+        // complete (which leaves the simulation failed).
         if let Some(requestor) = requestor {
             source.requestor = requestor;
         }
@@ -381,12 +396,9 @@ impl Simulation {
     /// returns it before it runs anything. Returning it instead of the
     /// replies would lose what the query answered, and asking again would
     /// run the replier's side effects twice. (A message to a mailbox not in
-    /// the bench is an error of the bench's wiring, reported at once.)
-    fn run_query<T, R>(
-        &mut self,
-        requestor: Requestor<T, R>,
-        request: T,
-    ) -> QueryOutcome<T, R>
+    /// the bench is an error of the bench's wiring, reported at once; a
+    /// halt asked during that query is still the next call's.)
+    fn run_query<T, R>(&mut self, requestor: Requestor<T, R>, request: T) -> QueryOutcome<T, R>
     where
         T: Clone + Send + 'static,
         R: Send + 'static,
@@ -427,11 +439,9 @@ impl Simulation {
         };
         let finished = (settled.and_then(|()| self.check_unbound()))
             .and_then(|()| self.rounds_after_query(deadline));
-        if let Err(error) = finished {
-            return (Err(error), Some(requestor));
-        }
+        // Whatever the call returns, the next one reports the halt first.
         self.deferred = self.check_halt().err();
-        (Ok(replies), Some(requestor))
+        (finished.map(|()| replies), Some(requestor))
     }
 
     /// If the earliest event is due no later than `limit`, moves the clock

@@ -86,15 +86,18 @@ use crate::{mailbox::Address, model::Model, model::SharedModel, name::Name};
 /// What reaches the bench's saveable models, in add order.
 ///
 /// A save or a restore refuses a bench as soon as one of its models cannot
-/// be saved, naming the first: nothing is kept from that model on, and a
-/// bench of models that cannot be saved costs nothing here. The paths and
-/// types of those models, for the errors, are the topology's record of
-/// them ([`Models`]). A saveable model's path is kept here too, beside its
-/// handle, although its mailbox's channel holds it: a save and a restore
-/// read every path in add order, and reading them from the channels, one
-/// more cache line per model, made a save of 10⁶ models a quarter to two
-/// fifths slower (docs/benchmarks.md, "Bytes per idle model: the snapshot
-/// registry keeps saveable models only").
+/// be saved, naming the first: nothing is kept from that model on (the
+/// saveable models after it run as the others do), and a bench of models
+/// that cannot be saved costs nothing here. The paths and types of those
+/// models, for the errors, are the topology's record of them ([`Models`]).
+/// A saveable model's path and type name are kept here too, beside its
+/// handle, although its mailbox's channel and its type's metadata give
+/// them: a save and a restore read every path and type in add order, and
+/// reading the paths from the channels, one more cache line per model,
+/// made a save of 10⁶ models a quarter to two fifths slower
+/// (docs/benchmarks.md, "Bytes per idle model: the snapshot registry keeps
+/// saveable models only"); a generic model's metadata is made under a
+/// lock.
 #[cfg(feature = "save")]
 #[derive(Default)]
 pub(crate) struct Registry {
@@ -113,6 +116,8 @@ pub(crate) struct Registry {
 struct Registered {
     /// Its path.
     path: Name,
+    /// Its type name.
+    type_name: &'static str,
     /// What reaches it.
     handle: Box<dyn handle::ModelHandle>,
 }
@@ -124,14 +129,22 @@ pub(crate) type Saveable<M> = (SaveHooks<M>, SharedModel<M>, Address<M>);
 
 #[cfg(feature = "save")]
 impl Registry {
+    /// True while every model registered can be saved: the next one is
+    /// kept if it can be too.
+    pub(crate) fn keeps_next(&self) -> bool {
+        self.registered.len() == self.models
+    }
+
     /// Registers the next model, of type `M`, at `path`, with what reaches
-    /// it if it is saveable.
+    /// it if it is saveable (and kept, see
+    /// [`keeps_next`](Registry::keeps_next)).
     pub(crate) fn add<M: Model>(&mut self, path: Name, saveable: Option<Saveable<M>>) {
-        let all_saveable = self.registered.len() == self.models;
+        let kept = self.keeps_next();
         self.models += 1;
-        if let (true, Some((hooks, shared, address))) = (all_saveable, saveable) {
+        if let (true, Some((hooks, shared, address))) = (kept, saveable) {
             self.registered.push(Registered {
                 path,
+                type_name: M::metadata().type_name,
                 handle: Box::new(handle::Handle::new(hooks, shared, address)),
             });
         }
@@ -176,8 +189,7 @@ impl<'a> Models<'a> {
     #[inline]
     pub(crate) fn type_name(self, index: usize) -> &'static str {
         match self.registry.registered.get(index) {
-            // From the handle's table: its box is not read.
-            Some(model) => model.handle.type_name(),
+            Some(model) => model.type_name,
             None => self.topology.model_type(index),
         }
     }

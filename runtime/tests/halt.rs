@@ -217,3 +217,73 @@ fn a_query_that_halts_returns_its_reply_and_the_next_call_reports_the_halt() {
     simu.step().unwrap();
     assert_eq!(simu.time(), t(5));
 }
+
+/// Halts at every query and notes it on an output.
+#[model]
+struct NotingHalter {
+    note: Output<u32>,
+}
+
+#[model]
+impl NotingHalter {
+    #[replier]
+    async fn ask(&mut self, x: u32, cx: &mut Context<Self>) -> u32 {
+        cx.halt();
+        self.note.send(x).await;
+        x
+    }
+
+    #[input]
+    fn tick(&mut self) {}
+}
+
+#[test]
+fn a_query_that_halts_and_fails_leaves_the_halt_to_the_next_call() {
+    // The note goes to a mailbox never added: the query's call fails.
+    let orphan: Mailbox<Recorder<u32>> = Mailbox::new();
+    let mut halter = NotingHalter {
+        note: Output::new(),
+    };
+    halter.note.connect(Recorder::ports().input, &orphan);
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let mut simu = start(sim_init().add_model(halter, mailbox, "halter"));
+    simu.scheduler()
+        .schedule(t(5), NotingHalter::ports().tick, (), &address)
+        .unwrap();
+    let error = simu.process_query(NotingHalter::ports().ask, 1, &address);
+    assert!(
+        matches!(error, Err(SimulationError::NoRecipient { .. })),
+        "{error:?}"
+    );
+    // The halt is reported before the next step runs.
+    assert_eq!(simu.step(), Err(SimulationError::Halted { time: t(0) }));
+    assert_eq!(simu.time(), t(0));
+    simu.step().unwrap();
+    assert_eq!(simu.time(), t(5));
+}
+
+#[test]
+fn a_cleared_halt_is_not_reported() {
+    let mailbox = Mailbox::new();
+    let address = mailbox.address();
+    let counter = Counter {
+        count: 0,
+        halt_on: vec![1],
+    };
+    let mut simu = start(sim_init().add_model(counter, mailbox, "counter"));
+    simu.scheduler()
+        .schedule(t(5), Counter::ports().tick, (), &address)
+        .unwrap();
+    // Deferred by a query, or asked from the bench: cleared either way.
+    assert_eq!(
+        simu.process_query(Counter::ports().next, (), &address),
+        Ok(1)
+    );
+    assert!(simu.clear_halt());
+    assert!(!simu.clear_halt(), "cleared once");
+    simu.scheduler().halt();
+    assert!(simu.clear_halt());
+    simu.step().unwrap();
+    assert_eq!(simu.time(), t(5));
+}

@@ -958,15 +958,61 @@ fn a_model_of_another_type_version_or_fields_is_named() {
         }
     );
 
+    // A model that cannot be saved is named by the bench's record of it.
     let plain = Plain { n: 0 };
     let error = restore_into(
         SimInit::new().add_model(plain, Mailbox::new(), "log"),
         &snapshot,
     );
-    assert!(
-        matches!(error, RestoreError::TypeMismatch { .. }),
-        "{error}"
+    assert_eq!(
+        error,
+        RestoreError::TypeMismatch {
+            model: "log".into(),
+            saved: "Log".into(),
+            bench: "Plain"
+        }
     );
+    let (init, _, _) = log_bench(1);
+    let init = init.add_model(Plain { n: 0 }, Mailbox::new(), "plain");
+    assert_eq!(
+        restore_into(init, &snapshot),
+        RestoreError::MissingModel {
+            model: "plain".into(),
+            model_type: "Plain"
+        }
+    );
+    // Of the saved type, but not saveable.
+    let impostor = unsaveable::Log { n: 0 };
+    assert_eq!(
+        restore_into(
+            SimInit::new().add_model(impostor, Mailbox::new(), "log"),
+            &snapshot
+        ),
+        RestoreError::NotSaveable {
+            model: "log".into(),
+            model_type: "Log"
+        }
+    );
+}
+
+// Its generated ports are unused.
+#[allow(dead_code)]
+mod unsaveable {
+    use causim::prelude::*;
+
+    /// A model named like the saved one, not marked `save`.
+    #[model]
+    pub struct Log {
+        pub n: u64,
+    }
+
+    #[model]
+    impl Log {
+        #[input]
+        pub fn poke(&mut self) {
+            self.n += 1;
+        }
+    }
 }
 
 #[test]

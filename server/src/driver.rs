@@ -28,7 +28,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
-use causim::{QuerySource, Scheduler, Simulation};
+use causim::{Scheduler, Simulation};
 use tonic::Status;
 
 use crate::bench::Factory;
@@ -300,11 +300,7 @@ impl Local {
         let mut busy = lock(&state.busy);
         if std::mem::take(&mut busy.halt_requested) {
             if let Some(bench) = &mut self.bench {
-                // Reports (and so clears) a pending halt; a fatal error
-                // the bench already has is reported again, and ignored.
-                let _ = bench
-                    .simulation
-                    .process_query_from(&mut QuerySource::<(), ()>::new(), ());
+                bench.simulation.clear_halt();
             }
         }
         busy.call = None;

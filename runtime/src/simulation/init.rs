@@ -403,7 +403,10 @@ impl SimInit {
         cx: Context<M>,
         address: crate::mailbox::Address<M>,
     ) -> TaskFuture {
-        match M::save_hooks() {
+        // Once a model that cannot be saved was added, the bench cannot
+        // be: the saveable models after it run as the others do.
+        let hooks = M::save_hooks().filter(|_| self.saveable.keeps_next());
+        match hooks {
             Some(hooks) => {
                 let shared = SharedModel::new(model, cx);
                 self.saveable

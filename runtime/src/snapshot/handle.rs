@@ -13,8 +13,6 @@ use crate::prefetch::prefetch;
 
 /// A saveable model of the bench.
 pub(crate) trait ModelHandle: Send + Sync {
-    /// Its type's name.
-    fn type_name(&self) -> &'static str;
     /// The version of its state's format.
     fn version(&self) -> u32;
     /// The names of its saved fields.
@@ -65,10 +63,6 @@ impl<M: Model> Handle<M> {
 }
 
 impl<M: Model> ModelHandle for Handle<M> {
-    fn type_name(&self) -> &'static str {
-        M::metadata().type_name
-    }
-
     fn version(&self) -> u32 {
         self.hooks.version
     }

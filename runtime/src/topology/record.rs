@@ -160,7 +160,7 @@ impl Recorder {
     }
 
     /// The path of model number `index` (add order), read from its
-    /// mailbox's channel: the one copy of it the bench keeps.
+    /// mailbox's channel.
     pub(crate) fn model_path(&self, index: usize) -> &str {
         self.models
             .get(index)
