@@ -64,10 +64,10 @@ pub struct Simulation {
     timeout: Option<Duration>,
     /// The fatal error that ended the simulation, if any.
     fatal: Option<SimulationError>,
-    /// A report the next call returns before it runs anything: the halt
-    /// asked during a bench query that returned its replies (see
+    /// The time of a halt asked during a bench query that returned its
+    /// replies: the next call returns it before it runs anything (see
     /// [`run_query`](Simulation::run_query)).
-    deferred: Option<SimulationError>,
+    deferred_halt: Option<SimTime>,
     /// Buffer of the events due at the current step, reused.
     due: Vec<Entry>,
     /// Empty buffer swapped with the events the models staged (see
@@ -116,7 +116,7 @@ impl Simulation {
             core: core.clone(),
             timeout,
             fatal: None,
-            deferred: None,
+            deferred_halt: None,
             due: Vec::new(),
             incoming: Vec::new(),
             periodic: Vec::new(),
@@ -163,10 +163,7 @@ impl Simulation {
     /// that stops its runs by other means, and clears a halt that came in
     /// as a call was ending.
     pub fn clear_halt(&mut self) -> bool {
-        let deferred = matches!(self.deferred, Some(SimulationError::Halted { .. }));
-        if deferred {
-            self.deferred = None;
-        }
+        let deferred = self.deferred_halt.take().is_some();
         self.core.take_halt() || deferred
     }
 
@@ -440,7 +437,7 @@ impl Simulation {
         let finished = (settled.and_then(|()| self.check_unbound()))
             .and_then(|()| self.rounds_after_query(deadline));
         // Whatever the call returns, the next one reports the halt first.
-        self.deferred = self.check_halt().err();
+        self.deferred_halt = self.core.take_halt().then(|| self.time());
         (finished.map(|()| replies), Some(requestor))
     }
 
@@ -788,7 +785,10 @@ impl Simulation {
     fn check_usable(&mut self) -> Result<(), SimulationError> {
         match &self.fatal {
             Some(error) => Err(error.clone()),
-            None => self.deferred.take().map_or(Ok(()), Err),
+            None => match self.deferred_halt.take() {
+                Some(time) => Err(SimulationError::Halted { time }),
+                None => Ok(()),
+            },
         }
     }
 
